@@ -1,0 +1,49 @@
+# Skillo: `make run` serves the site with demo content, `make test` runs every check.
+SHELL := /bin/bash
+PYTHON_VERSION := $(shell cat .python-version)
+PYENV_ROOT ?= $(shell pyenv root 2>/dev/null || echo $(HOME)/.pyenv)
+BASE_PYTHON ?= $(PYENV_ROOT)/versions/$(PYTHON_VERSION)/bin/python
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: run test lint check test-sqlite test-postgres clean
+
+$(VENV)/.installed: pyproject.toml
+	@"$(BASE_PYTHON)" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null || { \
+	  echo "Python $(PYTHON_VERSION) not found at $(BASE_PYTHON)."; \
+	  echo "Install it (pyenv install $(PYTHON_VERSION)) or run: make BASE_PYTHON=/path/to/python3.12"; \
+	  exit 1; }
+	"$(BASE_PYTHON)" -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py load_demo
+	@echo
+	@echo "  Skillo is starting on http://127.0.0.1:8000/"
+	@echo "  Log in to the admin at http://127.0.0.1:8000/admin/ as admin / admin (local only)."
+	@echo
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+check: $(VENV)/.installed
+	$(PY) manage.py check --fail-level WARNING
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+
+test-sqlite: $(VENV)/.installed check
+	$(VENV)/bin/pytest
+
+test-postgres: $(VENV)/.installed check
+	tests/with-postgres.sh $(VENV)/bin/pytest
+
+test: lint test-sqlite test-postgres
+
+clean:
+	rm -rf $(VENV) staticfiles

@@ -1,0 +1,161 @@
+"""Import plain-text articles: all files or none."""
+
+from dataclasses import dataclass
+from datetime import datetime, time
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Article, RelatedLink, Source
+from .slugs import slug_from_title
+from .textformat import FormatError, ParsedArticle, parse
+
+
+class ImportFailed(Exception):
+    """An import failed; nothing was written. ``problems`` lists 'file:line: message'."""
+
+    def __init__(self, problems):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class ImportResult:
+    created: list
+    updated: list
+    unchanged: list
+
+
+def find_files(paths):
+    files = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(sorted(path.glob("*.txt")))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ImportFailed([f"{path}: no such file or folder."])
+    return files
+
+
+def _published_at(parsed, existing):
+    if existing is not None and existing.published_date == parsed.published_date:
+        return existing.published_at
+    return timezone.make_aware(datetime.combine(parsed.published_date, time()))
+
+
+def _state(article, sources, related, tags):
+    """What an import compares, to leave unchanged articles untouched."""
+    fields = (
+        article.title,
+        article.body,
+        article.event_date,
+        article.published_at,
+        article.facts_verified,
+        article.status,
+    )
+    return fields, sources, related, sorted(t.casefold() for t in tags)
+
+
+def _existing_state(article):
+    return _state(
+        article,
+        [(s.title, s.publisher, s.url) for s in article.sources.all()],
+        [link.display_title for link in article.related_links.all()],
+        [tag.name for tag in article.tags.all()],
+    )
+
+
+def _validate(path, parsed: ParsedArticle, article):
+    problems = []
+    field_lines = {
+        "title": parsed.lines["title"],
+        "body": parsed.lines["body"],
+        "event_date": parsed.lines["footer"],
+        "facts_verified": parsed.lines["footer"],
+        "published_at": parsed.lines["footer"],
+    }
+    try:
+        article.full_clean(exclude=["slug"] if article.pk else None)
+    except ValidationError as error:
+        for name, messages in error.message_dict.items():
+            line = field_lines.get(name, parsed.lines["title"])
+            label = name.replace("_", " ") if name != "__all__" else "article"
+            problems += [f"{path}:{line}: {label}: {message}" for message in messages]
+    for source in parsed.sources:
+        try:
+            Source(title=source.title, publisher=source.publisher, url=source.url).full_clean(
+                exclude=["article"]
+            )
+        except ValidationError as error:
+            for name, messages in error.message_dict.items():
+                problems += [f"{path}:{source.line}: source {name}: {m}" for m in messages]
+    for title in parsed.related_titles:
+        if title.casefold() == parsed.title.casefold():
+            problems.append(
+                f"{path}:{parsed.lines['related']}: an article cannot relate to itself."
+            )
+    return problems
+
+
+@transaction.atomic
+def import_articles(paths):
+    """Create or update articles by slug from plain-text files; raise ImportFailed on any
+    problem, leaving the database as it was."""
+    files = find_files(paths)
+    problems, plans, seen = [], [], {}
+    for path in files:
+        try:
+            parsed = parse(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as error:
+            problems.append(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}).")
+            continue
+        except FormatError as error:
+            problems.append(f"{path}:{error.line}: {error.message}")
+            continue
+        slug = slug_from_title(parsed.title)
+        if slug in seen:
+            problems.append(
+                f"{path}:{parsed.lines['title']}: the same article (slug {slug!r}) "
+                f"is also in {seen[slug]}."
+            )
+            continue
+        seen[slug] = path
+        existing = Article.objects.filter(slug=slug).first()
+        article = existing or Article(slug=slug)
+        article.title = parsed.title
+        article.body = parsed.body
+        article.event_date = parsed.event_date
+        article.published_at = _published_at(parsed, existing)
+        article.facts_verified = parsed.facts_verified
+        article.status = Article.Status.PUBLISHED
+        problems += _validate(path, parsed, article)
+        plans.append((path, parsed, article, existing))
+    if problems:
+        raise ImportFailed(problems)
+
+    result = ImportResult([], [], [])
+    for _path, parsed, article, existing in plans:
+        sources = [(s.title, s.publisher, s.url) for s in parsed.sources]
+        wanted = _state(article, sources, parsed.related_titles, parsed.tags)
+        if existing is not None:
+            stored = Article.objects.prefetch_related("sources", "related_links", "tags")
+            if _existing_state(stored.get(pk=existing.pk)) == wanted:
+                result.unchanged.append(article)
+                continue
+        article.save()
+        article.sources.all().delete()
+        Source.objects.bulk_create(
+            Source(article=article, position=i, title=t, publisher=p, url=u)
+            for i, (t, p, u) in enumerate(sources)
+        )
+        article.related_links.all().delete()
+        RelatedLink.objects.bulk_create(
+            RelatedLink(article=article, position=i, title=title)
+            for i, title in enumerate(parsed.related_titles)
+        )
+        article.tags.set(parsed.tags, clear=True)
+        (result.updated if existing else result.created).append(article)
+    return result

@@ -1,0 +1,304 @@
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Upper
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import cached_property
+from django.utils.html import strip_tags
+from taggit.managers import TaggableManager
+
+from .rendering import render_markdown
+from .slugs import slug_from_title
+
+MONTH_NAMES = [
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+]  # fmt: skip
+
+
+class ArticleQuerySet(models.QuerySet):
+    def published(self):
+        """What the public may see: published, and its publication time has come."""
+        return self.filter(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
+
+    def scheduled(self):
+        return self.filter(status=Article.Status.PUBLISHED, published_at__gt=timezone.now())
+
+    def drafts(self):
+        return self.filter(status=Article.Status.DRAFT)
+
+    def for_list(self):
+        return self.published().prefetch_related("tags").order_by("-published_at", "-pk")
+
+    def for_detail(self):
+        related = RelatedLink.objects.select_related("target").annotate(
+            target_is_public=Exists(Article.objects.published().filter(pk=OuterRef("target"))),
+            title_match_slug=models.Subquery(
+                Article.objects.published()
+                .filter(title_upper=Upper(OuterRef("title")))
+                .order_by("-published_at")
+                .values("slug")[:1]
+            ),
+        )
+        return self.prefetch_related(
+            "tags",
+            "sources",
+            models.Prefetch("related_links", queryset=related),
+        )
+
+    def referencing(self, article):
+        """Published articles whose related links point to ``article``."""
+        return (
+            self.published()
+            .filter(
+                Q(related_links__target=article)
+                | Q(
+                    related_links__target__isnull=True,
+                    related_links__title_upper=Upper(models.Value(article.title)),
+                )
+            )
+            .exclude(pk=article.pk)
+            .distinct()
+            .order_by("-published_at")
+        )
+
+
+class Article(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        PUBLISHED = "published", "Published"
+
+    title = models.CharField(max_length=200)
+    title_upper = models.GeneratedField(
+        expression=Upper("title"),
+        output_field=models.CharField(max_length=200),
+        db_persist=True,
+        editable=False,
+    )
+    slug = models.SlugField(
+        max_length=100,
+        unique=True,
+        blank=True,
+        help_text="The article's address: /articles/<slug>/. Made from the title if left empty.",
+    )
+    summary = models.TextField(
+        blank=True,
+        max_length=500,
+        help_text="One or two sentences for lists and search results.",
+    )
+    body = models.TextField(
+        help_text=(
+            "Markdown. Start each section with '## Heading'; "
+            "the title is the page's only top-level heading."
+        ),
+    )
+    body_html = models.TextField(editable=False, default="")
+    event_date = models.DateField(help_text="When the news happened.")
+    published_at = models.DateTimeField(
+        "published",
+        default=timezone.now,
+        db_index=True,
+        help_text=(
+            "When readers can see it. May be backdated to the event date; "
+            "a future time schedules the article."
+        ),
+    )
+    facts_verified = models.DateField(
+        "facts verified",
+        help_text="The month in which an editor last checked the facts against the sources.",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    tags = TaggableManager(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ArticleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-published_at", "-pk"]
+        get_latest_by = "published_at"
+        indexes = [
+            models.Index(fields=["status", "-published_at"], name="article_status_published"),
+            models.Index(fields=["title_upper"], name="article_title_upper"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = self.unique_slug()
+        if self.facts_verified:
+            self.facts_verified = self.facts_verified.replace(day=1)
+        self.body_html = render_markdown(self.body)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("news:article", kwargs={"slug": self.slug})
+
+    def clean(self):
+        errors = {}
+        if self.facts_verified and self.facts_verified.replace(day=1) > timezone.localdate():
+            errors["facts_verified"] = "The facts cannot have been verified in a future month."
+        if errors:
+            raise ValidationError(errors)
+
+    def unique_slug(self):
+        base = slug_from_title(self.title)
+        taken = set(
+            Article.objects.filter(slug__startswith=base)
+            .exclude(pk=self.pk)
+            .values_list("slug", flat=True)
+        )
+        slug, n = base, 2
+        while slug in taken:
+            slug = f"{base}-{n}"
+            n += 1
+        return slug
+
+    def is_published(self):
+        return self.status == self.Status.PUBLISHED and self.published_at <= timezone.now()
+
+    is_published.boolean = True
+    is_published.short_description = "public"
+
+    @property
+    def is_scheduled(self):
+        return self.status == self.Status.PUBLISHED and self.published_at > timezone.now()
+
+    @property
+    def published_date(self):
+        return timezone.localdate(self.published_at)
+
+    @property
+    def is_backdated(self):
+        return self.published_date == self.event_date
+
+    @property
+    def facts_verified_label(self):
+        return f"{MONTH_NAMES[self.facts_verified.month - 1]} {self.facts_verified.year}"
+
+    @property
+    def footer_sentence(self):
+        """The editorial footer, built from the stored dates (see README: "Footer")."""
+        if self.is_backdated:
+            dates = f"Published date reflects the original event date ({self.event_date:%Y-%m-%d})."
+        else:
+            dates = (
+                f"Published on {self.published_date:%Y-%m-%d}; "
+                f"the event took place on {self.event_date:%Y-%m-%d}."
+            )
+        return (
+            f"{dates} This article is original Skillo editorial written from the sources above; "
+            f"facts were verified in {self.facts_verified_label}."
+        )
+
+    @cached_property
+    def teaser(self):
+        """The summary, or the body's first paragraph when there is none."""
+        if self.summary:
+            return self.summary
+        for block in self.body_html.split("</p>"):
+            if "<p>" in block:
+                return strip_tags(block.split("<p>", 1)[1]).strip()
+        return ""
+
+
+def http_url_validator(value):
+    URLValidator(schemes=["http", "https"])(value)
+
+
+class Source(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=300)
+    publisher = models.CharField(max_length=200)
+    url = models.URLField(
+        "URL",
+        max_length=500,
+        blank=True,
+        validators=[http_url_validator],
+        help_text="Optional; http or https only.",
+    )
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+    def __str__(self):
+        return f"{self.title} ({self.publisher})"
+
+
+class RelatedLink(models.Model):
+    """A "See also" entry: another Skillo article, or the title of one not written yet.
+
+    A link by title resolves, when the page is read, to the published article with that
+    title (case-insensitively), so it becomes a real link the moment that article exists.
+    """
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="related_links")
+    position = models.PositiveIntegerField(default=0)
+    target = models.ForeignKey(
+        Article,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="An existing article, or leave empty and give a title.",
+    )
+    title = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The title of an article that may not be written yet.",
+    )
+    title_upper = models.GeneratedField(
+        expression=Upper("title"),
+        output_field=models.CharField(max_length=200),
+        db_persist=True,
+        editable=False,
+    )
+
+    class Meta:
+        ordering = ["position", "pk"]
+        indexes = [models.Index(fields=["title_upper"], name="relatedlink_title_upper")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(target__isnull=True) | ~Q(target=models.F("article")),
+                name="relatedlink_not_self",
+            ),
+        ]
+
+    def __str__(self):
+        return self.display_title
+
+    def save(self, *args, **kwargs):
+        # Keep the target's title so that the link survives as a title if the target goes.
+        if self.target_id and self.target:
+            self.title = self.target.title
+        self.title = self.title.strip()
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        if not self.target_id and not self.title.strip():
+            raise ValidationError("Choose an article or type a title.")
+        if self.target_id and self.target_id == self.article_id:
+            raise ValidationError({"target": "An article cannot relate to itself."})
+
+    @property
+    def display_title(self):
+        return self.target.title if self.target_id and self.target else self.title
+
+    @property
+    def public_url(self):
+        """The URL to show readers, or None; needs ``ArticleQuerySet.for_detail()``."""
+        if self.target_id:
+            return self.target.get_absolute_url() if self.target_is_public else None
+        if self.title_match_slug:
+            return reverse("news:article", kwargs={"slug": self.title_match_slug})
+        return None
+
+    @property
+    def is_public(self):
+        """False for a link to an unpublished article, which readers must not see."""
+        return not self.target_id or self.target_is_public

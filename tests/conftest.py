@@ -1,0 +1,25 @@
+from pathlib import Path
+
+import pytest
+
+from news.importer import import_articles
+
+DEMO_CONTENT = Path(__file__).resolve().parent.parent / "news" / "demo_content"
+SHARED_ARTICLE = DEMO_CONTENT / "pytorch-2-4.txt"
+SHARED_SLUG = "pytorch-2-4-released-python-3-12-and-a-custom-operator-api"
+
+
+def pytest_configure(config):
+    # WhiteNoise warns (an error here) on every request if STATIC_ROOT does not exist yet.
+    from django.conf import settings
+
+    Path(settings.STATIC_ROOT).mkdir(exist_ok=True)
+
+
+@pytest.fixture
+def shared_article(db):
+    """The real Skillo article from ../shared, imported through the importer."""
+    import_articles([SHARED_ARTICLE])
+    from news.models import Article
+
+    return Article.objects.get(slug=SHARED_SLUG)

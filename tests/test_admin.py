@@ -1,0 +1,170 @@
+import pytest
+from django.urls import reverse
+
+from news.models import Article, RelatedLink
+
+from .factories import ArticleFactory, SourceFactory
+
+pytestmark = pytest.mark.django_db
+
+ADD_URL = reverse("admin:news_article_add")
+
+
+@pytest.fixture
+def editor_client(client, django_user_model):
+    user = django_user_model.objects.create_superuser("editor", "e@example.org", "pw")
+    client.force_login(user)
+    return client
+
+
+def form_data(sources=(), links=(), **fields):
+    data = {
+        "title": "Go 1.22 released",
+        "slug": "go-1-22-released",
+        "summary": "Loop variables are per iteration.",
+        "body": "## What happened\n\nGo 1.22 shipped.",
+        "tags": "go, release",
+        "status": "published",
+        "event_date": "2024-02-06",
+        "published_at_0": "2024-02-06",
+        "published_at_1": "10:00:00",
+        "facts_verified": "2026-09",
+    }
+    data.update(fields)
+    for prefix, rows in (("sources", sources), ("related_links", links)):
+        data.update(
+            {
+                f"{prefix}-TOTAL_FORMS": str(len(rows)),
+                f"{prefix}-INITIAL_FORMS": "0",
+                f"{prefix}-MIN_NUM_FORMS": "0",
+                f"{prefix}-MAX_NUM_FORMS": "1000",
+            }
+        )
+        for i, row in enumerate(rows):
+            data.update({f"{prefix}-{i}-{key}": value for key, value in row.items()})
+    return data
+
+
+def test_article_list_shows_columns_and_filters(editor_client):
+    ArticleFactory(title="Listed story", tags=["python"])
+    page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
+    assert "Listed story" in page
+    for column in ("column-status", "column-event_date", "column-published_at", "column-tag_list"):
+        assert column in page
+    assert "By Tags" in page and "By status" in page
+    assert "python" in page
+
+
+def test_article_list_search(editor_client):
+    ArticleFactory(title="Needle in the body", body="haystack words")
+    ArticleFactory(title="Other")
+    page = editor_client.get(
+        reverse("admin:news_article_changelist"), {"q": "haystack"}
+    ).content.decode()
+    assert "Needle in the body" in page and ">Other<" not in page
+
+
+def test_add_article_with_sources_links_and_tags(editor_client):
+    target = ArticleFactory(title="Go 1.21 released")
+    response = editor_client.post(
+        ADD_URL,
+        form_data(
+            sources=[{"position": "0", "title": "Release notes", "publisher": "Go team",
+                      "url": "https://go.dev/doc/go1.22"}],
+            links=[{"position": "0", "target": str(target.pk), "title": ""},
+                   {"position": "1", "target": "", "title": "Go 1.23 released"}],
+        ),
+    )  # fmt: skip
+    assert response.status_code == 302, response.context["errors"]
+    article = Article.objects.get(slug="go-1-22-released")
+    assert article.facts_verified.isoformat() == "2026-09-01"
+    assert [s.url for s in article.sources.all()] == ["https://go.dev/doc/go1.22"]
+    assert [link.display_title for link in article.related_links.all()] == [
+        "Go 1.21 released",
+        "Go 1.23 released",
+    ]
+    assert sorted(t.name for t in article.tags.all()) == ["go", "release"]
+    assert '<h2 id="what-happened">' in article.body_html
+
+
+def test_change_form_has_prefilled_slug_autocomplete_and_view_on_site(editor_client):
+    from django.contrib.contenttypes.models import ContentType
+
+    article = ArticleFactory()
+    page = editor_client.get(reverse("admin:news_article_change", args=[article.pk]))
+    html = page.content.decode()
+    assert "&quot;id&quot;: &quot;#id_slug&quot;" in html
+    assert "&quot;dependency_ids&quot;: [&quot;#id_title&quot;]" in html
+    assert "admin-autocomplete" in html
+    view_on_site = reverse(
+        "admin:view_on_site", args=[ContentType.objects.get_for_model(article).pk, article.pk]
+    )
+    assert view_on_site in html
+    assert editor_client.get(view_on_site)["Location"].endswith(article.get_absolute_url())
+
+
+def test_autocomplete_finds_target_articles(editor_client):
+    ArticleFactory(title="PyTorch 2.1 ships")
+    response = editor_client.get(
+        reverse("admin:autocomplete"),
+        {"term": "pytorch", "app_label": "news", "model_name": "relatedlink",
+         "field_name": "target"},
+    )  # fmt: skip
+    assert [r["text"] for r in response.json()["results"]] == ["PyTorch 2.1 ships"]
+
+
+def change(editor_client, article, **kwargs):
+    return editor_client.post(
+        reverse("admin:news_article_change", args=[article.pk]),
+        form_data(title=article.title, slug=article.slug, **kwargs),
+    )
+
+
+def assert_refused(response, message):
+    assert response.status_code == 200
+    assert message in response.content.decode()
+
+
+def test_related_link_to_itself_is_refused(editor_client):
+    article = ArticleFactory(title="Self")
+    response = change(editor_client, article, links=[{"target": str(article.pk), "title": ""}])
+    assert_refused(response, "An article cannot relate to itself.")
+    assert not RelatedLink.objects.exists()
+
+
+def test_related_title_naming_itself_is_refused(editor_client):
+    response = editor_client.post(ADD_URL, form_data(links=[{"title": "GO 1.22 Released"}]))
+    assert_refused(response, "An article cannot relate to itself.")
+    assert not Article.objects.exists()
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://example.org/x"])
+def test_source_url_must_be_http_or_https(editor_client, url):
+    response = editor_client.post(
+        ADD_URL, form_data(sources=[{"title": "T", "publisher": "P", "url": url}])
+    )
+    assert_refused(response, "Enter a valid URL.")
+    assert not Article.objects.exists()
+
+
+def test_duplicate_slug_is_refused(editor_client):
+    ArticleFactory(slug="go-1-22-released")
+    response = editor_client.post(ADD_URL, form_data())
+    assert_refused(response, "Article with this Slug already exists.")
+    assert Article.objects.count() == 1
+
+
+def test_facts_verified_in_the_future_is_refused(editor_client):
+    response = editor_client.post(ADD_URL, form_data(facts_verified="2099-01"))
+    assert_refused(response, "The facts cannot have been verified in a future month.")
+    assert not Article.objects.exists()
+
+
+def test_editing_keeps_sources_in_their_order(editor_client):
+    article = ArticleFactory()
+    first = SourceFactory(article=article, position=0, title="First")
+    SourceFactory(article=article, position=1, title="Second")
+    page = editor_client.get(reverse("admin:news_article_change", args=[article.pk]))
+    html = page.content.decode()
+    assert html.index('value="First"') < html.index('value="Second"')
+    assert first.pk

@@ -1,0 +1,121 @@
+from datetime import date, timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from news.models import Article, RelatedLink, Source
+from news.slugs import slug_from_title
+
+from .factories import ArticleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_published_excludes_drafts_and_scheduled():
+    public = ArticleFactory()
+    ArticleFactory(draft=True)
+    ArticleFactory(scheduled=True)
+    ArticleFactory(draft=True, published_at=timezone.now() - timedelta(days=5))
+    assert list(Article.objects.published()) == [public]
+
+
+def test_is_published_matches_the_queryset():
+    assert ArticleFactory().is_published()
+    assert not ArticleFactory(draft=True).is_published()
+    scheduled = ArticleFactory(scheduled=True)
+    assert not scheduled.is_published() and scheduled.is_scheduled
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("PyTorch 2.4 Released: Python 3.12", "pytorch-2-4-released-python-3-12"),
+        ("Node.js 22 is out", "node-js-22-is-out"),
+        ("Привет, мир", "privet-mir"),
+        ("東京オリンピック", "dongjingorinpitku"),
+        ("🚀🔥", "rocket-fire"),
+        ("???", "article"),
+    ],
+)
+def test_slug_is_readable_and_never_empty(title, slug):
+    assert slug_from_title(title) == slug
+
+
+def test_long_titles_get_slugs_cut_at_a_word():
+    slug = slug_from_title("word " * 60)
+    assert len(slug) <= 80 and not slug.endswith("-") and slug.endswith("word")
+
+
+def test_slug_is_made_unique():
+    first = ArticleFactory(title="Same title", slug="")
+    second = ArticleFactory(title="Same title", slug="")
+    assert (first.slug, second.slug) == ("same-title", "same-title-2")
+
+
+def test_duplicate_slug_is_refused_by_the_database():
+    ArticleFactory(slug="taken")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ArticleFactory(slug="taken")
+
+
+def test_body_is_rendered_and_sanitised_on_save():
+    article = ArticleFactory(
+        body="## What happened\n\nA [link](javascript:alert(1)) and <script>x()</script>"
+        "<img src=x onerror=alert(1)> [ok](https://python.org).\n\n# Top"
+    )
+    html = article.body_html
+    assert '<h2 id="what-happened">What happened</h2>' in html
+    assert "<script" not in html and "onerror" not in html and "javascript:" not in html
+    assert '<a href="https://python.org" rel="noopener noreferrer nofollow">ok</a>' in html
+    assert '<h2 id="top">Top</h2>' in html and "<h1" not in html
+
+
+def test_heading_ids_are_stable_and_unique():
+    html = ArticleFactory(body="## Notes\n\nA.\n\n## Notes\n\nB.").body_html
+    assert 'id="notes"' in html and 'id="notes_1"' in html
+
+
+def test_facts_verified_is_stored_as_a_month():
+    article = ArticleFactory(facts_verified=date(2026, 9, 17))
+    article.refresh_from_db()
+    assert article.facts_verified == date(2026, 9, 1)
+    assert article.facts_verified_label == "September 2026"
+
+
+def test_facts_verified_in_a_future_month_is_invalid():
+    article = ArticleFactory.build(facts_verified=timezone.localdate() + timedelta(days=40))
+    with pytest.raises(ValidationError) as error:
+        article.full_clean()
+    assert "facts_verified" in error.value.message_dict
+
+
+def test_source_url_must_be_http_or_https():
+    article = ArticleFactory()
+    for url in ["javascript:alert(1)", "ftp://example.org/", "data:text/html,x"]:
+        with pytest.raises(ValidationError):
+            Source(article=article, title="T", publisher="P", url=url).full_clean()
+    Source(article=article, title="T", publisher="P", url="https://example.org/").full_clean()
+
+
+def test_related_link_to_itself_is_invalid_and_refused_by_the_database():
+    article = ArticleFactory()
+    link = RelatedLink(article=article, target=article)
+    with pytest.raises(ValidationError):
+        link.full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        link.save()
+
+
+def test_related_link_needs_a_target_or_a_title():
+    with pytest.raises(ValidationError):
+        RelatedLink(article=ArticleFactory(), title="  ").full_clean()
+
+
+def test_deleting_a_target_keeps_the_link_as_a_title():
+    target = ArticleFactory(title="Going away")
+    link = RelatedLink.objects.create(article=ArticleFactory(), target=target)
+    target.delete()
+    link.refresh_from_db()
+    assert (link.target, link.title) == (None, "Going away")
