@@ -1,0 +1,60 @@
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from news.models import Article
+
+from .conftest import DEMO_CONTENT, SHARED_SLUG
+
+pytestmark = pytest.mark.django_db
+
+
+def load():
+    out = StringIO()
+    call_command("load_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_demo_content_fills_every_page(client):
+    load()
+    published = Article.objects.published()
+    assert published.count() >= 13
+    assert published.filter(slug=SHARED_SLUG).exists()
+    assert Article.objects.drafts().count() == 1
+    assert Article.objects.scheduled().count() == 1
+    assert any(a.is_backdated for a in published) and not all(a.is_backdated for a in published)
+    assert all(a.tags.count() >= 2 and a.sources.exists() for a in published)
+    for article in published:
+        page = client.get(article.get_absolute_url()).content.decode()
+        assert "Related on Skillo" in page and "Referenced by" in page, article.slug
+    assert get_user_model().objects.get(username="admin").is_superuser
+
+
+def test_demo_related_links_all_resolve_to_published_articles(client):
+    load()
+    unresolved = [
+        (article.slug, link.title)
+        for article in Article.objects.published().for_detail()
+        for link in article.related_links.all()
+        if link.is_public and not link.public_url
+    ]
+    assert unresolved == []
+
+
+def test_loading_again_keeps_the_data():
+    load()
+    article = Article.objects.get(slug=SHARED_SLUG)
+    article.title = "Edited by an editor"
+    article.save()
+    assert "already has articles" in load()
+    assert Article.objects.get(slug=SHARED_SLUG).title == "Edited by an editor"
+    assert get_user_model().objects.filter(username="admin").count() == 1
+
+
+def test_shared_article_matches_the_copy_in_shared(request):
+    shared = request.config.rootpath.parent / "shared" / "content" / "pytorch-2-4.txt"
+    if not shared.exists():
+        pytest.skip("../shared is not beside this checkout")
+    assert (DEMO_CONTENT / "pytorch-2-4.txt").read_bytes() == shared.read_bytes()

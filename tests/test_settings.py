@@ -1,0 +1,79 @@
+"""Production settings, checked in a separate process as a deployment would load them."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def run(code, tmp_path, **env):
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings_production",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
+        "STATIC_ROOT": str(tmp_path / "static"),
+        **env,
+    }
+    for name, value in env.items():
+        if value is None:
+            environment.pop(name)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, env=environment, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+
+
+GOOD = {"SECRET_KEY": secrets.token_urlsafe(60), "ALLOWED_HOSTS": "news.example"}
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"SECRET_KEY": None, "ALLOWED_HOSTS": "news.example"}, "Set SECRET_KEY"),
+        ({"SECRET_KEY": "short", "ALLOWED_HOSTS": "news.example"}, "Set SECRET_KEY"),
+        ({"SECRET_KEY": GOOD["SECRET_KEY"], "ALLOWED_HOSTS": None}, "Set ALLOWED_HOSTS"),
+    ],
+)
+def test_production_refuses_to_start_without_real_settings(tmp_path, env, message):
+    result = run("import django; django.setup()", tmp_path, **env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_production_passes_the_deploy_checks(tmp_path):
+    result = run(
+        "import sys; from django.core.management import execute_from_command_line as m; "
+        "m(['manage.py', 'check', '--deploy', '--fail-level', 'WARNING'])",
+        tmp_path,
+        **GOOD,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_serves_the_hashed_stylesheet_without_the_debug_server(tmp_path):
+    code = """
+import django
+django.setup()
+from django.core.management import call_command
+from django.test import Client
+call_command("collectstatic", interactive=False, verbosity=0)
+call_command("migrate", verbosity=0)
+client = Client(HTTP_HOST="news.example", HTTP_X_FORWARDED_PROTO="https")
+page = client.get("/").content.decode()
+href = page.split('rel="stylesheet" href="', 1)[1].split('"', 1)[0]
+css = client.get(href)
+cache = css.headers["Cache-Control"].replace(" ", "")
+print(href, css.status_code, b"prefers-color-scheme" in b"".join(css), cache)
+"""
+    result = run(code, tmp_path, **GOOD)
+    assert result.returncode == 0, result.stderr
+    href, status, has_css, cache = result.stdout.split()
+    assert href.startswith("/static/css/skillo.") and href != "/static/css/skillo.css"
+    assert (status, has_css) == ("200", "True")
+    assert "immutable" in cache
