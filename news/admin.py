@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.utils import timezone
 
 from .models import Article, RelatedLink, Source
 
@@ -10,6 +11,7 @@ class ArticleForm(forms.ModelForm):
         input_formats=["%Y-%m", "%Y-%m-%d"],
         widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
         help_text="The month in which an editor last checked the facts (YYYY-MM).",
+        initial=timezone.localdate,
     )
 
     class Meta:

@@ -168,3 +168,10 @@ def test_editing_keeps_sources_in_their_order(editor_client):
     html = page.content.decode()
     assert html.index('value="First"') < html.index('value="Second"')
     assert first.pk
+
+
+def test_add_form_starts_with_this_month_as_facts_verified(editor_client):
+    from django.utils import timezone
+
+    html = editor_client.get(ADD_URL).content.decode()
+    assert f'name="facts_verified" value="{timezone.localdate():%Y-%m}"' in html
