@@ -9,9 +9,10 @@ from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from taggit.managers import TaggableManager
 
-from .rendering import render_markdown
+from .rendering import html_to_text, render_markdown
 from .slugs import slug_from_title
 
+WORDS_PER_MINUTE = 230
 MONTH_NAMES = [
     "January", "February", "March", "April", "May", "June", "July",
     "August", "September", "October", "November", "December",
@@ -64,6 +65,66 @@ class ArticleQuerySet(models.QuerySet):
             .order_by("-published_at")
         )
 
+    def more_on_these_topics(self, article, limit=5):
+        """Published articles ranked by tags shared with ``article``, then recency: one query.
+
+        Leaves out the article itself and the editor's own picks among its related links.
+        Needs ``for_detail()`` on ``article`` so that tags and links are already loaded.
+        """
+        tag_ids = [tag.pk for tag in article.tags.all()]
+        if not tag_ids:
+            return self.none()
+        picks = [link.target_id for link in article.related_links.all() if link.target_id]
+        picked_slugs = [
+            link.title_match_slug
+            for link in article.related_links.all()
+            if not link.target_id and link.title_match_slug
+        ]
+        return (
+            self.published()
+            .filter(tags__in=tag_ids)
+            .exclude(pk__in=[article.pk, *picks])
+            .exclude(slug__in=picked_slugs)
+            .annotate(shared_tags=models.Count("tags"))
+            .order_by("-shared_tags", "-published_at", "-pk")
+            .only("title", "slug", "published_at")[:limit]
+        )
+
+    def neighbours(self, article):
+        """The previous and next published articles by event date sharing ``article``'s
+        first tag (alphabetically), as (previous, next); needs ``for_detail()``."""
+        tags = sorted(article.tags.all(), key=lambda tag: tag.name)
+        if not tags:
+            return None, None, None
+        same_topic = self.published().filter(tags=tags[0]).exclude(pk=article.pk)
+        key = (article.event_date, article.published_at, article.pk)
+        earlier = Q(event_date__lt=key[0]) | Q(event_date=key[0], published_at__lt=key[1]) | Q(
+            event_date=key[0], published_at=key[1], pk__lt=key[2]
+        )
+        previous = same_topic.filter(earlier).order_by("-event_date", "-published_at", "-pk")
+        following = same_topic.exclude(earlier).order_by("event_date", "published_at", "pk")
+        # One query for both: each side is a subquery picking its nearest article.
+        both = self.filter(
+            Q(pk=models.Subquery(previous.values("pk")[:1]))
+            | Q(pk=models.Subquery(following.values("pk")[:1]))
+        ).only("title", "slug", "event_date", "published_at")
+        by_direction = {}
+        for item in both:
+            direction = -1 if (item.event_date, item.published_at, item.pk) < key else 1
+            by_direction[direction] = item
+        return tags[0], by_direction.get(-1), by_direction.get(1)
+
+
+def public_tags():
+    """Tags with at least one published article, each with its count of them."""
+    from taggit.models import Tag
+
+    return (
+        Tag.objects.filter(article__in=Article.objects.published())
+        .annotate(article_count=models.Count("article", distinct=True))
+        .order_by("name")
+    )
+
 
 class Article(models.Model):
     class Status(models.TextChoices):
@@ -95,6 +156,9 @@ class Article(models.Model):
         ),
     )
     body_html = models.TextField(editable=False, default="")
+    # Plain text of the body, and the article's tags and sources: what search indexes.
+    body_text = models.TextField(editable=False, default="")
+    search_extra = models.TextField(editable=False, default="")
     event_date = models.DateField(help_text="When the news happened.")
     published_at = models.DateTimeField(
         "published",
@@ -133,6 +197,7 @@ class Article(models.Model):
         if self.facts_verified:
             self.facts_verified = self.facts_verified.replace(day=1)
         self.body_html = render_markdown(self.body)
+        self.body_text = html_to_text(self.body_html)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -194,6 +259,49 @@ class Article(models.Model):
             f"{dates} This article is original Skillo editorial written from the sources above; "
             f"facts were verified in {self.facts_verified_label}."
         )
+
+    def structured_data(self, url):
+        """schema.org NewsArticle for JSON-LD; needs tags and sources loaded."""
+        return {
+            "@context": "https://schema.org",
+            "@type": "NewsArticle",
+            "headline": self.title,
+            "description": self.teaser,
+            "url": url,
+            "mainEntityOfPage": url,
+            "datePublished": self.published_at.isoformat(),
+            "dateModified": self.updated_at.isoformat(),
+            "contentReferenceTime": self.event_date.isoformat(),
+            "keywords": [tag.name for tag in self.tags.all()],
+            "wordCount": len(self.body_text.split()),
+            "publisher": {"@type": "Organization", "name": "Skillo"},
+            "citation": [
+                {
+                    "@type": "CreativeWork",
+                    "name": source.title,
+                    "publisher": {"@type": "Organization", "name": source.publisher},
+                    **({"url": source.url} if source.url else {}),
+                }
+                for source in self.sources.all()
+            ],
+        }
+
+    @property
+    def reading_minutes(self):
+        return max(1, round(len(self.body_text.split()) / WORDS_PER_MINUTE))
+
+    def refresh_search_extra(self):
+        """Copy tags and sources into the searchable text (they live in other tables)."""
+        extra = " ".join(
+            [
+                *self.tags.values_list("name", flat=True),
+                *(
+                    f"{title} {publisher}"
+                    for title, publisher in self.sources.values_list("title", "publisher")
+                ),
+            ]
+        )
+        Article.objects.filter(pk=self.pk).update(search_extra=extra)
 
     @cached_property
     def teaser(self):

@@ -1,5 +1,6 @@
 """Markdown to safe HTML: the one renderer and sanitiser policy for article bodies."""
 
+import html
 import re
 
 import markdown
@@ -51,3 +52,9 @@ def render_markdown(text):
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
+
+
+def html_to_text(fragment):
+    """Readable plain text of sanitised HTML, block elements kept apart by newlines."""
+    text = re.sub(r"</(p|h[1-6]|li|pre|blockquote|tr)>", "\n", fragment)
+    return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()

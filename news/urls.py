@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import feeds, views
 
 app_name = "news"
 
@@ -9,4 +9,17 @@ urlpatterns = [
     path("articles/<slug:slug>/", views.ArticleDetailView.as_view(), name="article"),
     path("tags/", views.TagListView.as_view(), name="tags"),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag"),
+    path(
+        "tags/<slug:slug>/timeline/",
+        views.TagDetailView.as_view(timeline=True, paginate_by=100),
+        name="tag-timeline",
+    ),
+    path("tags/<slug:slug>/feed/", feeds.TagFeed(), name="tag-feed"),
+    path("archive/<int:year>/", views.ArchiveView.as_view(), name="archive-year"),
+    path("archive/<int:year>/<int:month>/", views.ArchiveView.as_view(), name="archive-month"),
+    path("search/", views.SearchView.as_view(), name="search"),
+    path("feed/", feeds.LatestArticlesFeed(), name="feed"),
+    path("feed/atom/", feeds.LatestArticlesAtomFeed(), name="feed-atom"),
+    path("sitemap-news.xml", views.news_sitemap, name="sitemap-news"),
+    path("robots.txt", views.robots_txt, name="robots"),
 ]

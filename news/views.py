@@ -1,19 +1,13 @@
 from django.conf import settings
-from django.db.models import Count
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
 from django.views.generic import DetailView, ListView
-from taggit.models import Tag
 
-from .models import Article
-
-
-def public_tags():
-    """Tags with at least one published article, each with its count of them."""
-    return (
-        Tag.objects.filter(article__in=Article.objects.published())
-        .annotate(article_count=Count("article", distinct=True))
-        .order_by("name")
-    )
+from . import search as fulltext
+from .models import Article, public_tags
+from .sitemaps import recent_news
 
 
 class ArticleListView(ListView):
@@ -35,9 +29,17 @@ class ArticleDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         article = self.object
+        topic, previous, following = Article.objects.neighbours(article)
         return super().get_context_data(
             related_links=[link for link in article.related_links.all() if link.is_public],
             referenced_by=Article.objects.referencing(article).only("title", "slug"),
+            more_on_topics=Article.objects.more_on_these_topics(article),
+            topic=topic,
+            previous_article=previous,
+            next_article=following,
+            structured_data=article.structured_data(
+                self.request.build_absolute_uri(article.get_absolute_url())
+            ),
             **kwargs,
         )
 
@@ -54,13 +56,81 @@ class TagDetailView(ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
     template_name = "news/tag_detail.html"
+    timeline = False
 
     def get_queryset(self):
-        self.tag = get_object_or_404(
-            Tag.objects.filter(article__in=Article.objects.published()).distinct(),
-            slug=self.kwargs["slug"],
-        )
-        return Article.objects.for_list().filter(tags=self.tag)
+        self.tag = get_object_or_404(public_tags(), slug=self.kwargs["slug"])
+        articles = Article.objects.for_list().filter(tags=self.tag)
+        if self.timeline:
+            return articles.order_by("event_date", "published_at", "pk")
+        return articles
 
     def get_context_data(self, **kwargs):
-        return super().get_context_data(tag=self.tag, **kwargs)
+        return super().get_context_data(tag=self.tag, timeline=self.timeline, **kwargs)
+
+
+class ArchiveView(ListView):
+    """Published articles by event date: a year, or a month of it."""
+
+    paginate_by = settings.SKILLO_PAGE_SIZE
+    context_object_name = "articles"
+    template_name = "news/archive.html"
+
+    def get_queryset(self):
+        self.year, self.month = self.kwargs["year"], self.kwargs.get("month")
+        articles = Article.objects.for_list().filter(event_date__year=self.year)
+        if self.month:
+            if not 1 <= self.month <= 12:
+                raise Http404("No such month.")
+            articles = articles.filter(event_date__month=self.month)
+        return articles.order_by("event_date", "published_at", "pk")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        if not context["paginator"].count:
+            raise Http404("No articles in this period.")
+        published = Article.objects.published()
+        context.update(
+            year=self.year,
+            month=self.month,
+            years=[d.year for d in published.dates("event_date", "year")],
+            months=published.filter(event_date__year=self.year).dates("event_date", "month"),
+            period=context["articles"][0].event_date if context["articles"] else None,
+        )
+        return context
+
+
+class SearchView(ListView):
+    paginate_by = 10
+    context_object_name = "results"
+    template_name = "news/search.html"
+
+    def get_queryset(self):
+        self.query = self.request.GET.get("q", "").strip()[: fulltext.MAX_QUERY_LENGTH]
+        return fulltext.search(self.query).prefetch_related("tags")
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(query=self.query, **kwargs)
+
+
+@require_GET
+def news_sitemap(request):
+    return render(
+        request,
+        "news/sitemap_news.xml",
+        {"articles": recent_news()},
+        content_type="application/xml; charset=utf-8",
+    )
+
+
+@require_GET
+def robots_txt(request):
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /search/",
+        "",
+        f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",
+        f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

@@ -1,0 +1,57 @@
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from .models import Article, public_tags
+
+FEED_SIZE = 20
+
+
+class LatestArticlesFeed(Feed):
+    title = "Skillo"
+    description = "The latest Skillo articles on tech releases, with their sources."
+
+    def link(self):
+        return reverse("news:index")
+
+    def items(self):
+        return Article.objects.for_list().prefetch_related("sources")[:FEED_SIZE]
+
+    def item_title(self, item):
+        return item.title
+
+    def item_description(self, item):
+        return render_to_string("news/feed_item.html", {"article": item})
+
+    def item_categories(self, item):
+        return [tag.name for tag in item.tags.all()]
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        return item.updated_at
+
+
+class LatestArticlesAtomFeed(LatestArticlesFeed):
+    feed_type = Atom1Feed
+    subtitle = LatestArticlesFeed.description
+
+
+class TagFeed(LatestArticlesFeed):
+    def get_object(self, request, slug):
+        return get_object_or_404(public_tags(), slug=slug)
+
+    def title(self, tag):
+        return f"Skillo: {tag.name}"
+
+    def description(self, tag):
+        return f"The latest Skillo articles tagged {tag.name}."
+
+    def link(self, tag):
+        return reverse("news:tag", kwargs={"slug": tag.slug})
+
+    def items(self, tag):
+        return super().items().filter(tags=tag)
