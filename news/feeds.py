@@ -16,8 +16,11 @@ class LatestArticlesFeed(Feed):
     def link(self):
         return reverse("news:index")
 
+    def articles(self):
+        return Article.objects.for_list().prefetch_related("sources")
+
     def items(self):
-        return Article.objects.for_list().prefetch_related("sources")[:FEED_SIZE]
+        return self.articles()[:FEED_SIZE]
 
     def item_title(self, item):
         return item.title
@@ -54,4 +57,4 @@ class TagFeed(LatestArticlesFeed):
         return reverse("news:tag", kwargs={"slug": tag.slug})
 
     def items(self, tag):
-        return super().items().filter(tags=tag)
+        return self.articles().filter(tags=tag)[:FEED_SIZE]

@@ -98,8 +98,10 @@ class ArticleQuerySet(models.QuerySet):
             return None, None, None
         same_topic = self.published().filter(tags=tags[0]).exclude(pk=article.pk)
         key = (article.event_date, article.published_at, article.pk)
-        earlier = Q(event_date__lt=key[0]) | Q(event_date=key[0], published_at__lt=key[1]) | Q(
-            event_date=key[0], published_at=key[1], pk__lt=key[2]
+        earlier = (
+            Q(event_date__lt=key[0])
+            | Q(event_date=key[0], published_at__lt=key[1])
+            | Q(event_date=key[0], published_at=key[1], pk__lt=key[2])
         )
         previous = same_topic.filter(earlier).order_by("-event_date", "-published_at", "-pk")
         following = same_topic.exclude(earlier).order_by("event_date", "published_at", "pk")

@@ -9,7 +9,7 @@ after every migrate, so that it survives SQLite's table rebuilds.
 import re
 
 from django.db import connection, connections
-from django.db.models import F, FloatField
+from django.db.models import F
 from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -106,7 +106,7 @@ def _search_postgresql(articles, words):
         articles.alias(search_vector=vector)
         .filter(search_vector=query)
         .annotate(
-            rank=SearchRank(F("search_vector"), query, output_field=FloatField()),
+            rank=SearchRank(F("search_vector"), query),
             headline=SearchHeadline(
                 "body_text", query, config="english", start_sel=START, stop_sel=STOP,
                 max_words=35, min_words=15,
@@ -118,9 +118,10 @@ def _search_postgresql(articles, words):
 
 def _search_sqlite(articles, words):
     match = " ".join(f'"{word}"' for word in words)
-    correlated = f"FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s AND rowid = news_article.id"
+    matching = f"FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"
+    correlated = f"{matching} AND rowid = news_article.id"
     return (
-        articles.filter(pk__in=RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match]))
+        articles.filter(pk__in=RawSQL(f"SELECT rowid {matching}", [match]))
         .annotate(
             rank=RawSQL(f"(SELECT -bm25({FTS_TABLE}, 10.0, 5.0, 3.0, 1.0) {correlated})", [match]),
             headline=RawSQL(
@@ -134,6 +135,4 @@ def _search_sqlite(articles, words):
 
 def highlight(headline):
     """Escape a headline and turn its markers into <mark> elements."""
-    return mark_safe(  # noqa: S308 - the text is escaped first; only <mark> is added.
-        escape(headline or "").replace(START, "<mark>").replace(STOP, "</mark>")
-    )
+    return mark_safe(escape(headline or "").replace(START, "<mark>").replace(STOP, "</mark>"))

@@ -24,7 +24,7 @@ def tag_url(tag):
 def json_ld(data):
     """A JSON-LD <script> element that no value can break out of."""
     text = json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).translate(_SCRIPT_ESCAPES)
-    return format_html('<script type="application/ld+json">{}</script>', mark_safe(text))  # noqa: S308
+    return format_html('<script type="application/ld+json">{}</script>', mark_safe(text))
 
 
 @register.filter

@@ -1,0 +1,419 @@
+import json
+import re
+import xml.etree.ElementTree as ET
+from datetime import date, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from news.models import RelatedLink
+
+from .factories import ArticleFactory, SourceFactory
+
+pytestmark = pytest.mark.django_db
+
+NS = {
+    "atom": "http://www.w3.org/2005/Atom",
+    "sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
+    "news": "http://www.google.com/schemas/sitemap-news/0.9",
+}
+
+
+def xml(client, url):
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return ET.fromstring(response.content)
+
+
+def queries(client, url):
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+@pytest.fixture
+def world():
+    """A public article with a source and tags, plus a draft and a scheduled one."""
+    public = ArticleFactory(title="PyTorch 2.4 ships", tags=["pytorch", "python"])
+    SourceFactory(article=public, title="Release notes", publisher="GitHub")
+    draft = ArticleFactory(title="Secret draft", tags=["pytorch"], draft=True)
+    scheduled = ArticleFactory(title="Embargoed story", tags=["pytorch"], scheduled=True)
+    return public, draft, scheduled
+
+
+def assert_hidden(text, world):
+    for article in world[1:]:
+        assert article.title not in text
+        assert article.slug not in text
+
+
+# Feeds
+
+
+def test_rss_feed_items_carry_body_sources_tags_and_dates(client, world):
+    public = world[0]
+    channel = xml(client, "/feed/").find("channel")
+    assert channel.findtext("title") == "Skillo"
+    assert channel.findtext("link").endswith("/")
+    (item,) = channel.findall("item")
+    assert item.findtext("title") == public.title
+    assert item.findtext("link").endswith(public.get_absolute_url())
+    description = item.findtext("description")
+    assert '<h2 id="what-happened">What happened</h2>' in description
+    assert "Release notes</a> (GitHub)" in description
+    assert sorted(c.text for c in item.findall("category")) == ["python", "pytorch"]
+    assert item.findtext("pubDate")
+
+
+def test_atom_feed_has_published_and_updated(client, world):
+    feed = xml(client, "/feed/atom/")
+    (entry,) = feed.findall("atom:entry", NS)
+    assert entry.findtext("atom:title", namespaces=NS) == world[0].title
+    assert entry.findtext("atom:published", namespaces=NS).startswith(
+        world[0].published_at.strftime("%Y-%m-%d")
+    )
+    assert entry.findtext("atom:updated", namespaces=NS)
+    assert {c.get("term") for c in entry.findall("atom:category", NS)} == {"python", "pytorch"}
+
+
+def test_feeds_leave_out_unpublished_articles(client, world):
+    for url in ["/feed/", "/feed/atom/", "/tags/pytorch/feed/"]:
+        assert_hidden(client.get(url).content.decode(), world)
+
+
+def test_tag_feed_lists_only_that_tag(client, world):
+    ArticleFactory(title="Go story", tags=["go"])
+    items = xml(client, "/tags/go/feed/").find("channel").findall("item")
+    assert [i.findtext("title") for i in items] == ["Go story"]
+
+
+def test_tag_feed_for_unknown_or_draft_only_tag_is_404(client, world):
+    ArticleFactory(tags=["embargo"], draft=True)
+    assert client.get("/tags/nope/feed/").status_code == 404
+    assert client.get("/tags/embargo/feed/").status_code == 404
+
+
+def test_pages_link_their_feeds(client, world):
+    home = client.get("/").content.decode()
+    assert (
+        '<link rel="alternate" type="application/rss+xml" title="Skillo (RSS)" href="/feed/">'
+        in home
+    )
+    assert 'type="application/atom+xml"' in home and 'href="/feed/atom/"' in home
+    tag_page = client.get("/tags/pytorch/").content.decode()
+    assert 'rel="alternate" type="application/rss+xml"' in tag_page
+    assert 'href="/tags/pytorch/feed/"' in tag_page
+
+
+@pytest.mark.parametrize("url", ["/feed/", "/tags/pytorch/feed/"])
+def test_feed_queries_do_not_grow(client, url):
+    counts = []
+    for n in (1, 15):
+        for _ in range(n):
+            article = ArticleFactory(tags=["pytorch", f"t{_}"])
+            SourceFactory(article=article)
+        counts.append(queries(client, url))
+    assert counts[0] == counts[1]
+
+
+# Sitemaps and robots.txt
+
+
+def test_sitemap_lists_articles_tags_and_home(client, world):
+    root = xml(client, "/sitemap.xml")
+    entries = {
+        url.findtext("sm:loc", namespaces=NS): url.findtext("sm:lastmod", namespaces=NS)
+        for url in root.findall("sm:url", NS)
+    }
+    article_url = f"http://testserver{world[0].get_absolute_url()}"
+    assert entries[article_url] == world[0].updated_at.date().isoformat()
+    assert "http://testserver/tags/pytorch/" in entries
+    assert "http://testserver/" in entries
+    assert_hidden(client.get("/sitemap.xml").content.decode(), world)
+
+
+def test_news_sitemap_has_only_the_last_two_days(client, world):
+    old = ArticleFactory(title="Old news", published_at=timezone.now() - timedelta(days=3))
+    root = xml(client, "/sitemap-news.xml")
+    (url,) = root.findall("sm:url", NS)
+    assert url.findtext("sm:loc", namespaces=NS).endswith(world[0].get_absolute_url())
+    news = url.find("news:news", NS)
+    publication = news.find("news:publication", NS)
+    assert publication.findtext("news:name", namespaces=NS) == "Skillo"
+    assert publication.findtext("news:language", namespaces=NS) == "en"
+    assert news.findtext("news:title", namespaces=NS) == world[0].title
+    assert news.findtext("news:publication_date", namespaces=NS).startswith(
+        world[0].published_at.strftime("%Y-%m-%d")
+    )
+    text = client.get("/sitemap-news.xml").content.decode()
+    assert old.title not in text
+    assert_hidden(text, world)
+
+
+def test_robots_txt_names_sitemaps_and_keeps_crawlers_out_of_admin(client):
+    response = client.get("/robots.txt")
+    assert response["Content-Type"].startswith("text/plain")
+    lines = response.content.decode().splitlines()
+    assert "Disallow: /admin/" in lines
+    assert "Sitemap: http://testserver/sitemap.xml" in lines
+    assert "Sitemap: http://testserver/sitemap-news.xml" in lines
+
+
+@pytest.mark.parametrize("url", ["/sitemap.xml", "/sitemap-news.xml"])
+def test_sitemap_queries_do_not_grow(client, url):
+    counts = []
+    for n in (1, 20):
+        for i in range(n):
+            ArticleFactory(tags=[f"s{n}-{i}"])
+        counts.append(queries(client, url))
+    assert counts[0] == counts[1]
+
+
+# Structured data and sharing
+
+
+def json_ld(page):
+    blocks = re.findall(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
+    assert len(blocks) == 1
+    return json.loads(blocks[0])
+
+
+def test_article_page_metadata_matches_the_article(client, world):
+    article = world[0]
+    page = client.get(article.get_absolute_url()).content.decode()
+    url = f"http://testserver{article.get_absolute_url()}"
+    assert f"<title>{article.title} · Skillo</title>" in page
+    assert f'<meta name="description" content="{article.summary}">' in page
+    assert f'<link rel="canonical" href="{url}">' in page
+    assert f'<meta property="og:title" content="{article.title}">' in page
+    assert f'<meta property="og:url" content="{url}">' in page
+    assert '<meta name="twitter:card" content="summary">' in page
+    data = json_ld(page)
+    assert data["@type"] == "NewsArticle"
+    assert data["headline"] == article.title
+    assert data["description"] == article.summary
+    assert data["datePublished"] == article.published_at.isoformat()
+    assert data["dateModified"] == article.updated_at.isoformat()
+    assert data["contentReferenceTime"] == article.event_date.isoformat()
+    assert sorted(data["keywords"]) == ["python", "pytorch"]
+    assert data["citation"] == [
+        {
+            "@type": "CreativeWork",
+            "name": "Release notes",
+            "publisher": {"@type": "Organization", "name": "GitHub"},
+            "url": article.sources.get().url,
+        }
+    ]
+
+
+def test_hostile_title_cannot_break_out_of_json_ld(client):
+    title = "</script><script>alert(1)</script><!-- & \u2028"
+    article = ArticleFactory(title=title, summary="<b>bold</b> & </script>")
+    page = client.get(article.get_absolute_url()).content.decode()
+    assert "<script>alert(1)" not in page
+    assert page.count("</script>") == 1
+    data = json_ld(page)
+    assert data["headline"] == title
+    assert data["description"] == "<b>bold</b> & </script>"
+
+
+@pytest.mark.parametrize(
+    ("url", "title"),
+    [("/", "Skillo: tech news with sources"), ("/tags/pytorch/", "pytorch · Skillo")],
+)
+def test_list_pages_have_title_description_and_canonical(client, world, url, title):
+    page = client.get(url).content.decode()
+    assert f"<title>{title}</title>" in page
+    assert re.search(r'<meta name="description" content="[^"]{20,}">', page)
+    assert f'<link rel="canonical" href="http://testserver{url}">' in page
+
+
+# Search
+
+
+def search(client, q, **params):
+    response = client.get("/search/", {"q": q, **params})
+    assert response.status_code == 200
+    return response
+
+
+def result_titles(response):
+    return [article.title for article in response.context["results"]]
+
+
+@pytest.mark.parametrize(
+    ("field", "query"),
+    [
+        ("title", "quantum"),
+        ("summary", "quantum"),
+        ("body", "quantum"),
+        ("tag", "quantum"),
+        ("source title", "quantum"),
+        ("publisher", "quantum"),
+    ],
+)
+def test_search_covers_every_field(client, field, query):
+    kwargs = {"title": "Plain story", "summary": "Nothing.", "body": "Nothing here."}
+    if field in ("title", "summary", "body"):
+        kwargs[field] = "The Quantum release."
+    article = ArticleFactory(**kwargs, tags=["quantum"] if field == "tag" else ["misc"])
+    if field == "source title":
+        SourceFactory(article=article, title="Quantum notes", publisher="ACME")
+    if field == "publisher":
+        SourceFactory(article=article, title="Notes", publisher="Quantum Press")
+    ArticleFactory(title="Unrelated", body="Other words.")
+    assert result_titles(search(client, query)) == [article.title]
+
+
+def test_search_ranks_title_matches_first_and_highlights(client):
+    body_only = ArticleFactory(title="Release roundup", body="Later we mention kubernetes once.")
+    in_title = ArticleFactory(title="Kubernetes 1.30 released", body="A release.")
+    response = search(client, "Kubernetes")
+    assert result_titles(response) == [in_title.title, body_only.title]
+    assert "<mark>kubernetes</mark>" in response.content.decode().lower()
+    assert body_only
+
+
+def test_search_leaves_out_unpublished_articles(client, world):
+    text = search(client, "pytorch").content.decode()
+    assert world[0].title in text
+    assert_hidden(text, world)
+
+
+def test_search_is_paginated(client):
+    for i in range(12):
+        ArticleFactory(title=f"Zeppelin {i}")
+    first, second = search(client, "zeppelin"), search(client, "zeppelin", page=2)
+    assert len(first.context["results"]) == 10 and len(second.context["results"]) == 2
+    assert "?q=zeppelin&amp;page=2" in first.content.decode()
+
+
+def test_search_follows_edits_and_deletions(client):
+    article = ArticleFactory(body="Nothing yet.")
+    assert result_titles(search(client, "zanzibar")) == []
+    article.body = "Now about Zanzibar."
+    article.save()
+    assert result_titles(search(client, "zanzibar")) == [article.title]
+    article.tags.add("okapi")
+    assert result_titles(search(client, "okapi")) == [article.title]
+    article.delete()
+    assert result_titles(search(client, "zanzibar")) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "   ", "x" * 5000, '"', '"unbalanced', "C++", "-linux", "*", "a AND OR NOT",
+     "NEAR(a b)", "title:foo", "ünïcödé 東京 🚀", "'; DROP TABLE news_article; --", "\x00"],
+)  # fmt: skip
+def test_odd_queries_give_a_normal_page(client, world, query):
+    response = search(client, query)
+    assert "<h1>Search</h1>" in response.content.decode()
+
+
+def test_header_has_a_labelled_search_box(client):
+    page = client.get("/").content.decode()
+    assert '<form class="search-form" role="search" action="/search/"' in page
+    assert '<label for="site-search">Search</label>' in page
+
+
+@pytest.mark.parametrize("n", [1, 20])
+def test_search_queries_do_not_grow(client, n):
+    for i in range(n):
+        ArticleFactory(title=f"Walrus {i}", tags=[f"w{i}", "walrus"])
+    assert queries(client, "/search/?q=walrus") == 3  # count, page, tags
+
+
+# Archives and timelines
+
+
+def dated(title, event, tags=("pytorch",), **kwargs):
+    return ArticleFactory(title=title, event_date=event, tags=list(tags), **kwargs)
+
+
+def test_year_archive_lists_the_year_by_event_date_with_navigation(client):
+    dated("July story", date(2024, 7, 24))
+    dated("March story", date(2024, 3, 1))
+    dated("Older story", date(2023, 10, 4))
+    dated("Draft story", date(2024, 5, 5), draft=True)
+    page = client.get("/archive/2024/").content.decode()
+    assert page.index("March story") < page.index("July story")
+    assert "Older story" not in page and "Draft story" not in page
+    assert 'href="/archive/2023/"' in page
+    assert 'href="/archive/2024/3/"' in page and 'href="/archive/2024/7/"' in page
+    assert 'href="/archive/2024/5/"' not in page
+
+
+def test_month_archive_lists_only_that_month(client):
+    dated("July story", date(2024, 7, 24))
+    dated("March story", date(2024, 3, 1))
+    page = client.get("/archive/2024/7/").content.decode()
+    assert "July story" in page and "March story" not in page
+    assert "<h1>July 2024</h1>" in page
+
+
+@pytest.mark.parametrize("url", ["/archive/1999/", "/archive/2024/13/", "/archive/2024/2/"])
+def test_empty_or_impossible_archive_is_404(client, url):
+    dated("July story", date(2024, 7, 24))
+    assert client.get(url).status_code == 404
+
+
+def test_tag_timeline_orders_by_event_date(client):
+    dated("PyTorch 2.4", date(2024, 7, 24))
+    dated("PyTorch 2.0", date(2023, 3, 15))
+    dated("PyTorch 2.1", date(2023, 10, 4))
+    dated("PyTorch 3.0 draft", date(2025, 1, 1), draft=True)
+    page = client.get("/tags/pytorch/timeline/").content.decode()
+    positions = [page.index(t) for t in ("PyTorch 2.0", "PyTorch 2.1", "PyTorch 2.4")]
+    assert positions == sorted(positions)
+    assert "PyTorch 3.0 draft" not in page
+
+
+def test_article_shows_previous_and_next_by_event_date_on_its_first_tag(client):
+    first = dated("PyTorch 2.0", date(2023, 3, 15), tags=["ai", "pytorch"])
+    middle = dated("PyTorch 2.1", date(2023, 10, 4), tags=["ai", "pytorch"])
+    dated("PyTorch 2.2 draft", date(2024, 1, 30), tags=["ai"], draft=True)
+    last = dated("PyTorch 2.4", date(2024, 7, 24), tags=["ai"])
+    dated("Other topic", date(2023, 12, 1), tags=["go"])
+    page = client.get(middle.get_absolute_url()).content.decode()
+    assert f'Previous: <a href="{first.get_absolute_url()}" rel="prev">' in page
+    assert f'Next: <a href="{last.get_absolute_url()}" rel="next">' in page
+    assert "draft" not in page and "Other topic" not in page
+
+
+@pytest.mark.parametrize("url", ["/archive/2024/", "/tags/pytorch/timeline/"])
+def test_archive_and_timeline_queries_do_not_grow(client, url):
+    counts = []
+    for n in (1, 20):
+        for i in range(n):
+            dated(f"Story {n}-{i}", date(2024, 1 + i % 12, 1), tags=["pytorch", f"x{i}"])
+        counts.append(queries(client, url))
+    assert counts[0] == counts[1]
+
+
+# Automatic related articles and reading time
+
+
+def test_more_on_these_topics_ranks_by_shared_tags_then_recency(client):
+    now = timezone.now()
+    article = ArticleFactory(tags=["a", "b", "c"])
+    one_old = ArticleFactory(title="One tag, older", tags=["a"], published_at=now - timedelta(3))
+    one_new = ArticleFactory(title="One tag, newer", tags=["b"], published_at=now - timedelta(2))
+    three = ArticleFactory(
+        title="Three tags", tags=["a", "b", "c"], published_at=now - timedelta(9)
+    )
+    picked = ArticleFactory(title="Editor pick", tags=["a", "b", "c"])
+    ArticleFactory(title="Hidden draft", tags=["a", "b", "c"], draft=True)
+    ArticleFactory(title="No shared tag", tags=["z"])
+    RelatedLink.objects.create(article=article, target=picked)
+    page = client.get(article.get_absolute_url()).content.decode()
+    section = page[page.index("More on these topics") :]
+    section = section[: section.index("</aside>")]
+    titles = re.findall(r'<a href="[^"]+">([^<]+)</a>', section)
+    assert titles == [three.title, one_new.title, one_old.title]
+
+
+def test_reading_time_is_shown(client):
+    article = ArticleFactory(body="word " * 700)
+    assert "3 min read" in client.get(article.get_absolute_url()).content.decode()
