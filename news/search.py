@@ -9,7 +9,7 @@ after every migrate, so that it survives SQLite's table rebuilds.
 import re
 
 from django.db import connection, connections
-from django.db.models import F
+from django.db.models import F, prefetch_related_objects
 from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -41,6 +41,7 @@ SQLITE_INSTALL = [
         INSERT INTO {FTS_TABLE}(rowid, title, summary, search_extra, body_text)
         VALUES (new.id, new.title, new.summary, new.search_extra, new.body_text);
     END""",
+    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('rank', 'bm25(10.0, 5.0, 3.0, 1.0)')",
     f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')",
 ]
 
@@ -88,8 +89,8 @@ def search(query):
     if not words:
         return articles.none()
     if connection.vendor == "postgresql":
-        return _search_postgresql(articles, words)
-    return _search_sqlite(articles, words)
+        return _search_postgresql(articles, words).prefetch_related("tags")
+    return SQLiteResults(articles, words)
 
 
 def _search_postgresql(articles, words):
@@ -116,21 +117,64 @@ def _search_postgresql(articles, words):
     )  # fmt: skip
 
 
-def _search_sqlite(articles, words):
-    match = " ".join(f'"{word}"' for word in words)
-    matching = f"FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"
-    correlated = f"{matching} AND rowid = news_article.id"
-    return (
-        articles.filter(pk__in=RawSQL(f"SELECT rowid {matching}", [match]))
-        .annotate(
-            rank=RawSQL(f"(SELECT -bm25({FTS_TABLE}, 10.0, 5.0, 3.0, 1.0) {correlated})", [match]),
-            headline=RawSQL(
-                f"(SELECT snippet({FTS_TABLE}, 3, char(2), char(3), '…', 30) {correlated})",
-                [match],
-            ),
+class SQLiteResults:
+    """Ranked FTS5 matches among published articles, sliceable for Django's Paginator.
+
+    The matches are materialised first (FTS5 ranks them all in one pass) and only then
+    narrowed to published articles. Letting SQLite plan a plain join instead made it run
+    the full-text match once per article: 300 times slower for a common word.
+    """
+
+    def __init__(self, articles, words):
+        self.match = " ".join(f'"{word}"' for word in words)
+        # The WHERE clause of published(), compiled: the rule stays written once.
+        compiler = articles.query.get_compiler(connection=connection)
+        public_sql, public_params = compiler.compile(articles.query.where)
+        self.hits = (
+            f"WITH hits AS MATERIALIZED (SELECT rowid AS id, {{rank}} AS r FROM {FTS_TABLE} "
+            f"WHERE {FTS_TABLE} MATCH %s), "
+            "public_hits AS MATERIALIZED (SELECT hits.* FROM hits "
+            f"JOIN news_article ON news_article.id = hits.id WHERE {public_sql})"
         )
-        .order_by("-rank", "-published_at", "-pk")
-    )  # fmt: skip
+        self.params = [self.match, *public_params]
+        self._count = None
+
+    def count(self):
+        if self._count is None:
+            with connection.cursor() as cursor:
+                # Counting needs no ranking, which is most of the cost on common words.
+                hits = self.hits.format(rank="0")
+                cursor.execute(f"{hits} SELECT count(*) FROM public_hits", self.params)
+                self._count = cursor.fetchone()[0]
+        return self._count
+
+    def __len__(self):
+        return self.count()
+
+    def __getitem__(self, page):
+        if not isinstance(page, slice):
+            return self[page : page + 1][0]
+        start, stop = page.start or 0, page.stop
+        limit = (stop - start) if stop is not None else -1
+        # The snippet needs the full-text match again, but only for this page's rows.
+        sql = f"""{self.hits.format(rank="rank")},
+            page AS MATERIALIZED (
+                SELECT public_hits.id, public_hits.r, news_article.published_at
+                FROM public_hits JOIN news_article ON news_article.id = public_hits.id
+                ORDER BY public_hits.r, news_article.published_at DESC LIMIT %s OFFSET %s)
+            SELECT news_article.*, -page.r AS rank,
+                snippet({FTS_TABLE}, 3, char(2), char(3), '…', 30) AS headline
+            FROM page
+            JOIN news_article ON news_article.id = page.id
+            JOIN {FTS_TABLE} ON {FTS_TABLE}.rowid = page.id
+            WHERE {FTS_TABLE} MATCH %s
+            ORDER BY page.r, page.published_at DESC"""
+        page_articles = list(Article.objects.raw(sql, [*self.params, limit, start, self.match]))
+        prefetch_related_objects(page_articles, "tags")
+        return page_articles
+
+    def __iter__(self):
+        return iter(self[:])
 
 
 def highlight(headline):

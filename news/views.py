@@ -107,7 +107,7 @@ class SearchView(ListView):
 
     def get_queryset(self):
         self.query = self.request.GET.get("q", "").strip()[: fulltext.MAX_QUERY_LENGTH]
-        return fulltext.search(self.query).prefetch_related("tags")
+        return fulltext.search(self.query)
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(query=self.query, **kwargs)

@@ -33,6 +33,8 @@ trap stop EXIT
   -o "-c listen_addresses=127.0.0.1 -p $port -k $root -c fsync=off -c full_page_writes=off" \
   start >/dev/null || { cat "$root/server.log" >&2; exit 1; }
 
+psql=$(command -v psql || echo "$pgbin/psql")
+"$psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -qc 'CREATE DATABASE skillo'
 export DATABASE_URL="postgres://postgres@127.0.0.1:$port/skillo"
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
 "$@"

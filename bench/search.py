@@ -1,0 +1,168 @@
+"""Search benchmark: fill a throwaway database with synthetic articles and time searches.
+
+    .venv/bin/python bench/search.py --articles 100000            # SQLite in a temp folder
+    tests/with-postgres.sh .venv/bin/python bench/search.py --articles 100000
+
+It times what the search page does (count the matches, fetch the first page of ten with
+rank and highlighted passage) for queries of rare, common and very common words, and
+prints the median and 90th percentile per kind. Nothing is sent over the network.
+"""
+
+import argparse
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=10000)
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs per query")
+    return parser.parse_args()
+
+
+def setup(folder):
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{folder}/bench.sqlite3")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "skillo.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def vocabulary():
+    words = set()
+    for path in (ROOT / "news" / "demo_content").rglob("*.txt"):
+        words.update(w.lower() for w in re.findall(r"[A-Za-z]{3,}", path.read_text()))
+    return sorted(words)
+
+
+def seed(count, words):
+    from django.db import transaction
+    from django.utils import timezone
+
+    from news.models import Article
+
+    rng = random.Random(42)
+    # Zipf-like word frequencies, as in real text.
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    rng.shuffle(weights)
+    now = timezone.now()
+    batch = []
+    started = time.perf_counter()
+    with transaction.atomic():
+        for i in range(count):
+            body = " ".join(rng.choices(words, weights, k=250))
+            title = " ".join(rng.choices(words, weights, k=7)).capitalize()
+            batch.append(
+                Article(
+                    title=title,
+                    slug=f"bench-{i}",
+                    summary=" ".join(rng.choices(words, weights, k=20)),
+                    body=body,
+                    body_html=f"<p>{body}</p>",
+                    body_text=body,
+                    search_extra=" ".join(rng.choices(words, weights, k=5)),
+                    event_date=(now - timedelta(days=i % 3000)).date(),
+                    published_at=now - timedelta(minutes=i),
+                    facts_verified=now.date().replace(day=1),
+                    status=Article.Status.PUBLISHED,
+                )
+            )
+            if len(batch) == 2000:
+                Article.objects.bulk_create(batch)
+                batch = []
+        Article.objects.bulk_create(batch)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return time.perf_counter() - started
+
+
+def frequencies(words, sample):
+    from news.models import Article
+
+    texts = Article.objects.values_list("body_text", flat=True)[:sample]
+    counts = dict.fromkeys(words, 0)
+    for text in texts:
+        for word in set(text.split()):
+            counts[word] = counts.get(word, 0) + 1
+    return sorted(counts, key=counts.get)
+
+
+def time_query(query, repeat):
+    from news.search import search
+
+    timings, hits = [], 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        results = search(query)
+        hits = results.count()
+        page = list(results[:10])
+        for article in page:
+            _ = article.headline
+        timings.append(time.perf_counter() - started)
+    return timings, hits
+
+
+def main():
+    args = parse_args()
+    # With DATABASE_URL set to a database that already holds the same number of bench
+    # articles, seeding is skipped: handy when iterating on the search code.
+    with tempfile.TemporaryDirectory() as folder:
+        setup(folder)
+        from django.db import connection
+
+        from news.models import Article
+
+        words = vocabulary()
+        existing = Article.objects.filter(slug__startswith="bench-").count()
+        seconds = 0.0 if existing == args.articles else seed(args.articles, words)
+        if os.environ.get("EXPLAIN"):
+            from news.search import search
+
+            query = search(os.environ["EXPLAIN"])
+            print(query.explain(analyze=True) if hasattr(query, "explain") else query.hits)
+        by_frequency = frequencies(words, 2000)
+        kinds = {
+            "rare word": by_frequency[len(by_frequency) // 10 : len(by_frequency) // 10 + 5],
+            "common word": by_frequency[-60:-55],
+            "very common word": by_frequency[-5:],
+            "two common words": [
+                f"{a} {b}"
+                for a, b in zip(by_frequency[-30:-25], by_frequency[-40:-35], strict=True)
+            ],
+        }
+        print(
+            f"{connection.vendor}: {args.articles} articles seeded in {seconds:.1f} s; "
+            f"{args.repeat} runs per query"
+        )
+        print(f"{'query kind':<18} {'matches (mean)':>15} {'median ms':>10} {'p90 ms':>8}")
+        for kind, queries in kinds.items():
+            timings, hits = [], []
+            for query in queries:
+                t, h = time_query(query, args.repeat)
+                timings += t
+                hits.append(h)
+            timings.sort()
+            print(
+                f"{kind:<18} {statistics.mean(hits):>15.0f} "
+                f"{statistics.median(timings) * 1000:>10.1f} "
+                f"{timings[int(len(timings) * 0.9)] * 1000:>8.1f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
