@@ -6,11 +6,14 @@ trigger on PostgreSQL, an FTS5 table kept by triggers on SQLite) and is (re)inst
 after every migrate, so that it survives SQLite's table rebuilds.
 """
 
+import html
 import re
 
 from django.db import connection, connections
 from django.db.models import F, prefetch_related_objects
+from django.db.models import Value as V
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Replace
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -89,7 +92,7 @@ def search(query):
     if not words:
         return articles.none()
     if connection.vendor == "postgresql":
-        return _search_postgresql(articles, words).prefetch_related("tags")
+        return PostgresResults(_search_postgresql(articles, words).prefetch_related("tags"))
     return SQLiteResults(articles, words)
 
 
@@ -108,13 +111,41 @@ def _search_postgresql(articles, words):
         .filter(search_vector=query)
         .annotate(
             rank=SearchRank(F("search_vector"), query),
+            # ts_headline drops anything shaped like an HTML tag, so it is given escaped
+            # text (PostgresResults unescapes it): "<label>" in an article stays visible.
             headline=SearchHeadline(
-                "body_text", query, config="english", start_sel=START, stop_sel=STOP,
+                Replace(Replace(Replace(F("body_text"), V("&"), V("&amp;")), V("<"), V("&lt;")),
+                        V(">"), V("&gt;")),
+                query, config="english", start_sel=START, stop_sel=STOP,
                 max_words=35, min_words=15,
             ),
         )
         .order_by("-rank", "-published_at", "-pk")
     )  # fmt: skip
+
+
+class PostgresResults:
+    """The ranked queryset, with each headline's escaping undone."""
+
+    def __init__(self, queryset):
+        self.queryset = queryset
+
+    def count(self):
+        return self.queryset.count()
+
+    def __len__(self):
+        return self.count()
+
+    def __getitem__(self, page):
+        if not isinstance(page, slice):
+            return self[page : page + 1][0]
+        articles = list(self.queryset[page])
+        for article in articles:
+            article.headline = html.unescape(article.headline or "")
+        return articles
+
+    def __iter__(self):
+        return iter(self[:])
 
 
 class SQLiteResults:

@@ -417,3 +417,18 @@ def test_more_on_these_topics_ranks_by_shared_tags_then_recency(client):
 def test_reading_time_is_shown(client):
     article = ArticleFactory(body="word " * 700)
     assert "3 min read" in client.get(article.get_absolute_url()).content.decode()
+
+
+def test_search_passage_is_escaped_but_highlighted(client):
+    ArticleFactory(
+        title="Escapes", body="Typing &lt;script&gt;alert(1)&lt;/script&gt; near the marmot."
+    )
+    page = search(client, "marmot").content.decode()
+    assert "<script>alert(1)" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; near the <mark>marmot</mark>" in page
+
+
+def test_search_query_is_shown_escaped(client):
+    page = search(client, '<img src=x onerror=alert(1)> "quoted"').content.decode()
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
