@@ -6,7 +6,7 @@ from django.db.models.functions import Upper
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
-from django.utils.html import strip_tags
+from django.utils.html import format_html, strip_tags
 from taggit.managers import TaggableManager
 
 from .rendering import html_to_text, render_markdown
@@ -248,19 +248,33 @@ class Article(models.Model):
         return f"{MONTH_NAMES[self.facts_verified.month - 1]} {self.facts_verified.year}"
 
     @property
-    def footer_sentence(self):
-        """The editorial footer, built from the stored dates (see README: "Footer")."""
+    def footer_html(self):
+        """The editorial footer, built from the stored dates (see README: "Footer"),
+        with each date in a <time> element."""
+
+        def when(day, text=None):
+            return format_html('<time datetime="{}">{}</time>', day, text or day)
+
+        event, published = f"{self.event_date:%Y-%m-%d}", f"{self.published_date:%Y-%m-%d}"
         if self.is_backdated:
-            dates = f"Published date reflects the original event date ({self.event_date:%Y-%m-%d})."
-        else:
-            dates = (
-                f"Published on {self.published_date:%Y-%m-%d}; "
-                f"the event took place on {self.event_date:%Y-%m-%d}."
+            dates = format_html(
+                "Published date reflects the original event date ({}).", when(event)
             )
-        return (
-            f"{dates} This article is original Skillo editorial written from the sources above; "
-            f"facts were verified in {self.facts_verified_label}."
+        else:
+            dates = format_html(
+                "Published on {}; the event took place on {}.", when(published), when(event)
+            )
+        verified = when(f"{self.facts_verified:%Y-%m}", self.facts_verified_label)
+        return format_html(
+            "{} This article is original Skillo editorial written from the sources above; "
+            "facts were verified in {}.",
+            dates,
+            verified,
         )
+
+    @property
+    def footer_sentence(self):
+        return strip_tags(self.footer_html)
 
     def structured_data(self, url):
         """schema.org NewsArticle for JSON-LD; needs tags and sources loaded."""

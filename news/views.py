@@ -113,6 +113,12 @@ class SearchView(ListView):
         return super().get_context_data(query=self.query, **kwargs)
 
 
+def page_not_found(request, exception):
+    """A 404 in the site's design, offering search and the latest articles."""
+    latest = Article.objects.for_list()[:5]
+    return render(request, "404.html", {"latest": latest}, status=404)
+
+
 @require_GET
 def news_sitemap(request):
     return render(

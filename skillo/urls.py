@@ -9,3 +9,5 @@ urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("", include("news.urls")),
 ]
+
+handler404 = "news.views.page_not_found"

@@ -23,3 +23,25 @@ def shared_article(db):
     from news.models import Article
 
     return Article.objects.get(slug=SHARED_SLUG)
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty cache (the header's topics are cached)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def count_queries(client, url):
+    """SQL queries of one request to ``url``, once site-wide cached parts are warm."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(queries)

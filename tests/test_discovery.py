@@ -4,12 +4,11 @@ import xml.etree.ElementTree as ET
 from datetime import date, timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from news.models import RelatedLink
 
+from .conftest import count_queries
 from .factories import ArticleFactory, SourceFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,12 +24,6 @@ def xml(client, url):
     response = client.get(url)
     assert response.status_code == 200, url
     return ET.fromstring(response.content)
-
-
-def queries(client, url):
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get(url).status_code == 200
-    return len(captured)
 
 
 @pytest.fixture
@@ -114,7 +107,7 @@ def test_feed_queries_do_not_grow(client, url):
         for _ in range(n):
             article = ArticleFactory(tags=["pytorch", f"t{_}"])
             SourceFactory(article=article)
-        counts.append(queries(client, url))
+        counts.append(count_queries(client, url))
     assert counts[0] == counts[1]
 
 
@@ -167,7 +160,7 @@ def test_sitemap_queries_do_not_grow(client, url):
     for n in (1, 20):
         for i in range(n):
             ArticleFactory(tags=[f"s{n}-{i}"])
-        counts.append(queries(client, url))
+        counts.append(count_queries(client, url))
     assert counts[0] == counts[1]
 
 
@@ -322,7 +315,7 @@ def test_header_has_a_labelled_search_box(client):
 def test_search_queries_do_not_grow(client, n):
     for i in range(n):
         ArticleFactory(title=f"Walrus {i}", tags=[f"w{i}", "walrus"])
-    assert queries(client, "/search/?q=walrus") == 3  # count, page, tags
+    assert count_queries(client, "/search/?q=walrus") == 3  # count, page, tags
 
 
 # Archives and timelines
@@ -388,7 +381,7 @@ def test_archive_and_timeline_queries_do_not_grow(client, url):
     for n in (1, 20):
         for i in range(n):
             dated(f"Story {n}-{i}", date(2024, 1 + i % 12, 1), tags=["pytorch", f"x{i}"])
-        counts.append(queries(client, url))
+        counts.append(count_queries(client, url))
     assert counts[0] == counts[1]
 
 

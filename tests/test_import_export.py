@@ -166,7 +166,7 @@ def test_exported_folder_reimports_unchanged(tmp_path):
 
 def test_shared_article_page_shows_every_part_in_order(client, shared_article):
     page = client.get(shared_article.get_absolute_url()).content.decode()
-    text = " ".join(strip_tags(page).split())
+    text = " ".join(strip_tags(page[page.index("<main") :]).split())
     parts = [
         "PyTorch 2.4 Released: Python 3.12 and a Custom Operator API",
         "What happened",
@@ -182,6 +182,5 @@ def test_shared_article_page_shows_every_part_in_order(client, shared_article):
         "PyTorch 2.4 release notes (GitHub)",
         FOOTER,
     ]
-    main = text[text.index(parts[0], text.index("Topics")) :]
-    positions = [main.index(part) for part in parts]
+    positions = [text.index(part) for part in parts]
     assert positions == sorted(positions)

@@ -3,23 +3,16 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import strip_tags
 
 from news.models import RelatedLink
 
+from .conftest import count_queries
 from .factories import ArticleFactory, RelatedLinkFactory, SourceFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def count_queries(client, url):
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200
-    return len(queries)
 
 
 def h1_count(response):
@@ -79,16 +72,25 @@ def test_article_page_shows_its_parts(client):
     assert 'href="/tags/pytorch/"' in page
 
 
+def editorial_note(client, article):
+    page = client.get(article.get_absolute_url()).content.decode()
+    note = re.search(r'<p class="editorial-note">(.*?)</p>', page, re.S).group(1)
+    return note, " ".join(strip_tags(note).split())
+
+
 def test_footer_sentence_for_a_backdated_article(client):
     article = ArticleFactory(
         event_date=timezone.datetime(2024, 7, 24).date(),
         published_at=timezone.make_aware(timezone.datetime(2024, 7, 24)),
     )
-    assert (
+    html, text = editorial_note(client, article)
+    assert text.startswith(
         "Published date reflects the original event date (2024-07-24). This article is "
         "original Skillo editorial written from the sources above; facts were verified in "
         "September 2026."
-    ) in client.get(article.get_absolute_url()).content.decode()
+    )
+    assert '<time datetime="2024-07-24">2024-07-24</time>' in html
+    assert '<time datetime="2026-09">September 2026</time>' in html
 
 
 def test_footer_sentence_for_an_article_published_after_the_event(client):
@@ -96,10 +98,12 @@ def test_footer_sentence_for_an_article_published_after_the_event(client):
         event_date=timezone.datetime(2024, 7, 24).date(),
         published_at=timezone.make_aware(timezone.datetime(2024, 7, 26, 9, 30)),
     )
-    assert (
+    html, text = editorial_note(client, article)
+    assert text.startswith(
         "Published on 2024-07-26; the event took place on 2024-07-24. This article is "
         "original Skillo editorial"
-    ) in client.get(article.get_absolute_url()).content.decode()
+    )
+    assert '<time datetime="2024-07-26">2024-07-26</time>' in html
 
 
 def test_unknown_article_is_404(client):
