@@ -1,4 +1,8 @@
+import os
 from pathlib import Path
+
+# Playwright's sync API runs an event loop, which trips Django's async-safety guard.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 import pytest
 

@@ -19,6 +19,8 @@ def run(code, tmp_path, **env):
         "STATIC_ROOT": str(tmp_path / "static"),
         **env,
     }
+    # The test process sets this for Playwright; a deployment never has it.
+    environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     for name, value in env.items():
         if value is None:
             environment.pop(name)

@@ -1,0 +1,57 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a live server."""
+
+import os
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not chromium:
+        pytest.fail("Chromium is not installed: apt-get install -y chromium (make test does it).")
+    return {**browser_type_launch_args, "executable_path": chromium, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    path = Path(os.environ.get("AXE_CORE", ""))
+    if not path.is_file():
+        pytest.fail("axe-core not found: set AXE_CORE to axe.min.js (make test installs it).")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def site(live_server, transactional_db):
+    """The live server with the demo content, as `make run` shows it."""
+    call_command("load_demo", stdout=StringIO())
+    return live_server.url
+
+
+@pytest.fixture
+def artifacts():
+    folder = ARTIFACTS / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
