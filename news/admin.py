@@ -53,6 +53,9 @@ class RelatedLinkInline(admin.TabularInline):
     verbose_name = "related link"
     verbose_name_plural = "Related on Skillo"
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("target")
+
 
 @admin.register(Article)
 class ArticleAdmin(admin.ModelAdmin):

@@ -15,7 +15,7 @@ def main_tags():
     tags = cache.get(MAIN_TAGS_KEY)
     if tags is None:
         tags = list(public_tags().order_by("-article_count", "name")[:MAIN_TAGS_COUNT])
-        cache.set(MAIN_TAGS_KEY, tags, 600)
+        cache.set(MAIN_TAGS_KEY, tags, 60)
     return tags
 
 

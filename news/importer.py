@@ -123,14 +123,21 @@ def import_articles(paths):
             )
             continue
         seen[slug] = path
-        existing = Article.objects.filter(slug=slug).first()
+        # By slug; an article whose slug an editor chose in the admin, by its title.
+        existing = (
+            Article.objects.filter(slug=slug).first()
+            or Article.objects.filter(title_upper=parsed.title.upper()).order_by("pk").first()
+        )
         article = existing or Article(slug=slug)
         article.title = parsed.title
         article.body = parsed.body
         article.event_date = parsed.event_date
         article.published_at = _published_at(parsed, existing)
         article.facts_verified = parsed.facts_verified
-        article.status = Article.Status.PUBLISHED
+        # New articles are published; an existing one keeps its status, so that
+        # re-importing an export never publishes a draft.
+        if existing is None:
+            article.status = Article.Status.PUBLISHED
         problems += _validate(path, parsed, article)
         plans.append((path, parsed, article, existing))
     if problems:

@@ -1,6 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Upper
 from django.urls import reverse
@@ -93,7 +93,7 @@ class ArticleQuerySet(models.QuerySet):
     def neighbours(self, article):
         """The previous and next published articles by event date sharing ``article``'s
         first tag (alphabetically), as (previous, next); needs ``for_detail()``."""
-        tags = sorted(article.tags.all(), key=lambda tag: tag.name)
+        tags = sorted(article.tags.all(), key=lambda tag: tag.name.casefold())
         if not tags:
             return None, None, None
         same_topic = self.published().filter(tags=tags[0]).exclude(pk=article.pk)
@@ -195,7 +195,8 @@ class Article(models.Model):
 
     def save(self, *args, **kwargs):
         if not self.slug:
-            self.slug = self.unique_slug()
+            self._save_with_new_slug(*args, **kwargs)
+            return
         if self.facts_verified:
             self.facts_verified = self.facts_verified.replace(day=1)
         self.body_html = render_markdown(self.body)
@@ -204,6 +205,20 @@ class Article(models.Model):
 
     def get_absolute_url(self):
         return reverse("news:article", kwargs={"slug": self.slug})
+
+    def _save_with_new_slug(self, *args, **kwargs):
+        # Another save may take the same slug between choosing and inserting it; then
+        # choose again rather than fail.
+        for _attempt in range(5):
+            self.slug = self.unique_slug()
+            try:
+                with transaction.atomic():
+                    return self.save(*args, **kwargs)
+            except IntegrityError:
+                if not Article.objects.filter(slug=self.slug).exclude(pk=self.pk).exists():
+                    raise
+                self.slug = ""
+        raise IntegrityError(f"Could not find a free slug for {self.title!r}.")
 
     def clean(self):
         errors = {}

@@ -192,14 +192,15 @@ class SQLiteResults:
             page AS MATERIALIZED (
                 SELECT public_hits.id, public_hits.r, news_article.published_at
                 FROM public_hits JOIN news_article ON news_article.id = public_hits.id
-                ORDER BY public_hits.r, news_article.published_at DESC LIMIT %s OFFSET %s)
+                ORDER BY public_hits.r, news_article.published_at DESC, news_article.id DESC
+                LIMIT %s OFFSET %s)
             SELECT news_article.*, -page.r AS rank,
                 snippet({FTS_TABLE}, 3, char(2), char(3), '…', 30) AS headline
             FROM page
             JOIN news_article ON news_article.id = page.id
             JOIN {FTS_TABLE} ON {FTS_TABLE}.rowid = page.id
             WHERE {FTS_TABLE} MATCH %s
-            ORDER BY page.r, page.published_at DESC"""
+            ORDER BY page.r, page.published_at DESC, page.id DESC"""
         page_articles = list(Article.objects.raw(sql, [*self.params, limit, start, self.match]))
         prefetch_related_objects(page_articles, "tags")
         return page_articles

@@ -8,7 +8,7 @@ from django.utils.text import slugify
 MAX_SLUG_LENGTH = 80
 
 
-def slug_from_title(title):
+def slug_from_title(title, fallback="article"):
     """A readable ASCII slug for any title, never empty.
 
     Dots inside words become hyphens so "PyTorch 2.4" reads "pytorch-2-4", other
@@ -20,4 +20,4 @@ def slug_from_title(title):
     slug = slugify(text)[:MAX_SLUG_LENGTH].strip("-")
     if "-" in slug and len(slugify(text)) > MAX_SLUG_LENGTH:
         slug = slug.rsplit("-", 1)[0]
-    return slug or "article"
+    return slug or fallback

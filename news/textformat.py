@@ -38,9 +38,12 @@ _INLINE_ESCAPES = {
     "#": "\\#", "|": "\\|", "<": "&lt;", "&": "&amp;",
 }  # fmt: skip
 # ...and characters that mean something only at the start of a line.
-_LINE_START_ESCAPES = {">": "\\>", "-": "\\-", "+": "\\+", "=": "&#61;", "~": "&#126;"}
-_UNESCAPE = re.compile(r"\\([\\`*_\[\]#|>+\-.])|&(lt|amp|#61|#126);")
-_UNESCAPED_ENTITIES = {"lt": "<", "amp": "&", "#61": "=", "#126": "~"}
+# (A leading space or tab would start a code block after three more.)
+_LINE_START_ESCAPES = {
+    ">": "\\>", "-": "\\-", "+": "\\+", "=": "&#61;", "~": "&#126;", " ": "&#32;", "\t": "&#9;",
+}  # fmt: skip
+_UNESCAPE = re.compile(r"\\([\\`*_\[\]#|>+\-.])|&(lt|amp|#61|#126|#32|#9);")
+_UNESCAPED_ENTITIES = {"lt": "<", "amp": "&", "#61": "=", "#126": "~", "#32": " ", "#9": "\t"}
 
 
 class FormatError(ValueError):
@@ -71,10 +74,6 @@ class ParsedArticle:
     sources: list[ParsedSource] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def is_backdated(self):
-        return self.published_date == self.event_date
 
 
 def escape_line(text):
@@ -256,7 +255,7 @@ def _body_text(markdown):
                 )
             )
         else:
-            blocks.append("\n".join(unescape_line(line.strip()) for line in lines))
+            blocks.append("\n".join(unescape_line(line.rstrip()) for line in lines))
     return blocks
 
 

@@ -78,8 +78,10 @@ class ArchiveView(ListView):
 
     def get_queryset(self):
         self.year, self.month = self.kwargs["year"], self.kwargs.get("month")
+        if not 1 <= self.year <= 9999:
+            raise Http404("No such year.")
         articles = Article.objects.for_list().filter(event_date__year=self.year)
-        if self.month:
+        if self.month is not None:
             if not 1 <= self.month <= 12:
                 raise Http404("No such month.")
             articles = articles.filter(event_date__month=self.month)
@@ -115,7 +117,7 @@ class SearchView(ListView):
 
 def page_not_found(request, exception):
     """A 404 in the site's design, offering search and the latest articles."""
-    latest = Article.objects.for_list()[:5]
+    latest = Article.objects.published().only("title", "slug", "published_at")[:5]
     return render(request, "404.html", {"latest": latest}, status=404)
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 from django.utils.html import strip_tags
 
 from news.models import Article, RelatedLink, Source
@@ -184,3 +185,21 @@ def test_shared_article_page_shows_every_part_in_order(client, shared_article):
     ]
     positions = [text.index(part) for part in parts]
     assert positions == sorted(positions)
+
+
+def test_reimporting_an_export_keeps_drafts_as_drafts(tmp_path):
+    draft = ArticleFactory(title="Still a draft", draft=True, published_at=timezone.now())
+    call_command("export_articles", "--output", str(tmp_path), stdout=StringIO())
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    draft.refresh_from_db()
+    assert draft.status == Article.Status.DRAFT
+    assert not Article.objects.published().exists()
+
+
+def test_import_finds_an_article_whose_slug_was_chosen_in_the_admin(tmp_path):
+    article = ArticleFactory(title="A title", slug="editors-own-slug")
+    write(tmp_path, "a.txt", body="Updated text.")
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    article.refresh_from_db()
+    assert Article.objects.count() == 1
+    assert article.body == "Updated text."

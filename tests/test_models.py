@@ -4,6 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from taggit.models import Tag
 
 from news.models import Article, RelatedLink, Source
 from news.slugs import slug_from_title
@@ -119,3 +120,29 @@ def test_deleting_a_target_keeps_the_link_as_a_title():
     target.delete()
     link.refresh_from_db()
     assert (link.target, link.title) == (None, "Going away")
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [("機械学習", "jixiexuexi"), ("Ünïcode", "unicode"), ("🚀", "rocket"), ("???", "tag")],
+)
+def test_tags_in_any_script_get_ascii_slugs_and_pages(client, name, slug):
+    ArticleFactory(tags=[name])
+    assert Tag.objects.get(name=name).slug == slug
+    assert client.get("/").status_code == 200
+    page = client.get(f"/tags/{slug}/")
+    assert page.status_code == 200 and name in page.content.decode()
+
+
+def test_tags_with_the_same_slug_stay_apart():
+    ArticleFactory(tags=["C++", "C#"])
+    assert sorted(Tag.objects.values_list("slug", flat=True)) == ["c", "c-2"]
+
+
+def test_a_slug_taken_between_choosing_and_saving_is_chosen_again(monkeypatch):
+    ArticleFactory(title="Same title", slug="")
+    stale = iter(["same-title"])
+    original = Article.unique_slug
+    monkeypatch.setattr(Article, "unique_slug", lambda self: next(stale, None) or original(self))
+    second = ArticleFactory(title="Same title", slug="")
+    assert second.slug == "same-title-2"
