@@ -26,7 +26,10 @@ run: $(VENV)/.installed
 	$(PY) manage.py load_demo
 	@echo
 	@echo "  Skillo is starting on http://127.0.0.1:8000/"
-	@echo "  Log in to the admin at http://127.0.0.1:8000/admin/ as admin / admin (local only)."
+	@echo "  Log in to the admin at http://127.0.0.1:8000/admin/ (local accounts only):"
+	@echo "    writer / writer   writes and edits drafts"
+	@echo "    editor / editor   also publishes, schedules, unpublishes and deletes"
+	@echo "    admin  / admin    everything"
 	@echo
 	$(PY) manage.py runserver 127.0.0.1:8000
 

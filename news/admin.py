@@ -1,8 +1,31 @@
-from django import forms
-from django.contrib import admin
-from django.utils import timezone
+from datetime import datetime
 
-from .models import Article, RelatedLink, Source
+import reversion
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.http import urlencode
+from reversion_compare.admin import CompareVersionAdmin
+from reversion_compare.helpers import html_diff
+from taggit.models import Tag
+
+from .models import Article, FactsDue, RelatedLink, Source
+from .rendering import render_markdown
+
+PUBLISH_PERMISSION = "news.publish_article"
+EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
+
+
+def can_publish(user):
+    return user.has_perm(PUBLISH_PERMISSION)
 
 
 class ArticleForm(forms.ModelForm):
@@ -13,6 +36,8 @@ class ArticleForm(forms.ModelForm):
         help_text="The month in which an editor last checked the facts (YYYY-MM).",
         initial=timezone.localdate,
     )
+    # The version the editor started from; a save based on an older one is refused.
+    loaded_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     class Meta:
         model = Article
@@ -20,6 +45,56 @@ class ArticleForm(forms.ModelForm):
             "title", "slug", "summary", "body", "tags",
             "status", "event_date", "published_at", "facts_verified",
         ]  # fmt: skip
+
+    def __init__(self, *args, user=None, current_version=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        # Restoring a revision loads its old field values, version included, into the
+        # instance and (inside the view's transaction) the row; the admin passes the
+        # version the article had before that.
+        self.current_version = current_version
+        if self.instance.pk and not self.is_bound:
+            self.initial["loaded_version"] = current_version or self.instance.version
+        if user is not None and not can_publish(user):
+            self.fields["status"].help_text = "Writers save drafts; an editor publishes them."
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance.pk:
+            self._check_not_stale(cleaned.get("loaded_version"))
+        if (
+            self.user is not None
+            and not can_publish(self.user)
+            and cleaned.get("status") == Article.Status.PUBLISHED
+        ):
+            self.add_error(
+                "status",
+                "You cannot publish or schedule articles: save it as a draft and ask an "
+                "editor to publish it.",
+            )
+        return cleaned
+
+    def _check_not_stale(self, loaded_version):
+        # Locks the row until this save's transaction ends (the admin wraps it in one).
+        current = (
+            Article.objects.select_for_update(of=("self",))
+            .filter(pk=self.instance.pk)
+            .values("version", "updated_at", "updated_by__username")
+            .first()
+        )
+        if current is None:
+            return
+        if self.current_version is not None:
+            current["version"] = self.current_version
+        if loaded_version == current["version"]:
+            return
+        who = current["updated_by__username"] or "someone else"
+        when = timezone.localtime(current["updated_at"]).strftime("%H:%M:%S on %d %B %Y")
+        raise ValidationError(
+            f"{who} saved this article at {when}, after you opened it. Your changes have "
+            "NOT been saved, and they are still in the form below: copy what you need, "
+            "then reload the page to see their version and apply your changes to it."
+        )
 
 
 class SourceInline(admin.TabularInline):
@@ -57,26 +132,361 @@ class RelatedLinkInline(admin.TabularInline):
         return super().get_queryset(request).select_related("target")
 
 
+class ScheduleForm(forms.Form):
+    publish_at = forms.DateTimeField(
+        label="Publish at",
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+
+    def clean_publish_at(self):
+        value = self.cleaned_data["publish_at"]
+        if value <= timezone.now():
+            raise ValidationError("Choose a time in the future.")
+        return value
+
+
 @admin.register(Article)
-class ArticleAdmin(admin.ModelAdmin):
+class ArticleAdmin(CompareVersionAdmin):
     form = ArticleForm
-    list_display = ["title", "status", "is_published", "event_date", "published_at", "tag_list"]
+    list_display = [
+        "title", "status", "is_published", "event_date", "published_at", "tag_list",
+        "version_marker",
+    ]  # fmt: skip
     list_filter = ["status", "tags", "event_date", "published_at"]
     search_fields = ["title", "summary", "body"]
     date_hierarchy = "published_at"
     prepopulated_fields = {"slug": ["title"]}
     inlines = [SourceInline, RelatedLinkInline]
+    actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
     fieldsets = [
-        (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
+        (None, {"fields": ["title", "slug", "summary", "body", "tags", "loaded_version"]}),
         (
             "Dates and status",
             {"fields": ["status", "event_date", "published_at", "facts_verified"]},
         ),
     ]
+    change_form_template = "admin/news/article/change_form.html"
+    change_list_template = "admin/news/article/change_list.html"
+
+    class Media:
+        js = ["news/admin-preview.js"]
+        css = {"all": ["news/admin-preview.css"]}
+
+    # Who may do what
+
+    def has_publish_permission(self, request):
+        return can_publish(request.user)
+
+    def _is_public_or_scheduled(self, obj):
+        return obj is not None and obj.status == Article.Status.PUBLISHED
+
+    def has_change_permission(self, request, obj=None):
+        # Writers may only touch drafts; published and scheduled articles are read-only.
+        if self._is_public_or_scheduled(obj) and not can_publish(request.user):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if self._is_public_or_scheduled(obj) and not can_publish(request.user):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+
+        current_version = getattr(request, "skillo_current_version", None)
+
+        class FormWithUser(form):
+            def __init__(self, *args, **inner):
+                super().__init__(*args, user=request.user, current_version=current_version, **inner)
+
+        return FormWithUser
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("tags")
 
+    def revision_view(self, request, object_id, version_id, extra_context=None):
+        request.skillo_current_version = (
+            Article.objects.filter(pk=object_id).values_list("version", flat=True).first()
+        )
+        return super().revision_view(request, object_id, version_id, extra_context)
+
+    def save_model(self, request, obj, form, change):
+        obj.updated_by = request.user
+        if change:
+            obj.version = (form.cleaned_data.get("loaded_version") or obj.version) + 1
+        super().save_model(request, obj, form, change)
+
+    # Columns
+
     @admin.display(description="tags")
     def tag_list(self, article):
         return ", ".join(tag.name for tag in article.tags.all())
+
+    @admin.display(description="")
+    def version_marker(self, article):
+        # Sent back with a bulk action, so that stale selections are refused.
+        return format_html(
+            '<input type="hidden" name="_version_{}" value="{}">', article.pk, article.version
+        )
+
+    # Bulk actions for editors
+
+    def response_action(self, request, queryset, **kwargs):
+        action = request.POST.get("action", "")
+        if not can_publish(request.user) and (
+            action in EDITORIAL_ACTIONS
+            or (
+                action == "delete_selected"
+                and queryset.filter(
+                    pk__in=request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME),
+                    status=Article.Status.PUBLISHED,
+                ).exists()
+            )
+        ):
+            self.message_user(
+                request,
+                "You do not have permission to publish, schedule, unpublish or delete "
+                "published articles. Nothing was changed.",
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(request.get_full_path())
+        stale = self._stale_selection(request)
+        if stale:
+            self.message_user(
+                request,
+                "Nothing was changed: since you loaded this list, "
+                + "; ".join(stale)
+                + ". Reload the list and try again.",
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_action(request, queryset, **kwargs)
+
+    def _stale_selection(self, request):
+        selected = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
+        seen = {
+            pk: request.POST.get(f"_version_{pk}")
+            for pk in selected
+            if request.POST.get(f"_version_{pk}")
+        }
+        changed = Article.objects.filter(pk__in=seen.keys()).values(
+            "pk", "title", "version", "updated_by__username"
+        )
+        return [
+            f"{row['updated_by__username'] or 'someone'} changed “{row['title']}”"
+            for row in changed
+            if str(row["version"]) != seen[str(row["pk"])]
+        ]
+
+    def _apply(self, request, queryset, change, comment):
+        count = 0
+        with transaction.atomic(), reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment(comment)
+            for article in queryset.select_for_update():
+                change(article)
+                article.updated_by = request.user
+                article.version += 1
+                article.save()
+                count += 1
+        return count
+
+    @admin.action(description="Publish selected articles now", permissions=["publish"])
+    def publish_selected(self, request, queryset):
+        now = timezone.now()
+
+        def publish(article):
+            # A backdated article keeps its date; others are published as of now.
+            if (
+                article.status != Article.Status.PUBLISHED and not article.is_backdated
+            ) or article.published_at > now:
+                article.published_at = now
+            article.status = Article.Status.PUBLISHED
+
+        count = self._apply(request, queryset, publish, "Published")
+        self.message_user(request, f"Published {count} article(s).", messages.SUCCESS)
+
+    @admin.action(description="Unpublish selected articles", permissions=["publish"])
+    def unpublish_selected(self, request, queryset):
+        def unpublish(article):
+            article.status = Article.Status.DRAFT
+
+        count = self._apply(request, queryset, unpublish, "Unpublished")
+        self.message_user(request, f"Unpublished {count} article(s).", messages.SUCCESS)
+
+    @admin.action(description="Schedule selected articles…", permissions=["publish"])
+    def schedule_selected(self, request, queryset):
+        form = ScheduleForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            when = form.cleaned_data["publish_at"]
+
+            def schedule(article):
+                article.status = Article.Status.PUBLISHED
+                article.published_at = when
+
+            count = self._apply(request, queryset, schedule, f"Scheduled for {when:%Y-%m-%d %H:%M}")
+            local = timezone.localtime(when)
+            self.message_user(
+                request, f"Scheduled {count} article(s) for {local:%d %B %Y %H:%M}.",
+                messages.SUCCESS,
+            )  # fmt: skip
+            return None
+        return render(
+            request,
+            "admin/news/article/schedule.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Schedule articles",
+                "articles": queryset,
+                "form": form,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                "versions": {
+                    f"_version_{pk}": request.POST.get(f"_version_{pk}")
+                    for pk in request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
+                },
+            },
+        )
+
+    # Revisions: the compare view cannot diff a TaggableManager by itself (tags are not in
+    # the article's serialised fields), so tags are compared from each revision's items.
+
+    compare_exclude = ["tags", "body_html", "body_text", "search_extra", "version"]
+
+    def compare(self, obj, version1, version2):
+        result = super().compare(obj, version1, version2)
+        before, after = self._tag_names(version1), self._tag_names(version2)
+        if before != after:
+            result.diff.append(
+                {
+                    "field": Article._meta.get_field("tags"),
+                    "is_related": False,
+                    "follow": True,
+                    "diff": html_diff(before, after),
+                }
+            )
+        return result
+
+    @staticmethod
+    def _tag_names(version):
+        ids = [
+            item.field_dict.get("tag_id")
+            for item in version.revision.version_set.all()
+            if item.content_type.model == "taggeditem"
+        ]
+        return ", ".join(sorted(Tag.objects.filter(pk__in=ids).values_list("name", flat=True)))
+
+    # Markdown preview and the "wanted articles" queue
+
+    def get_urls(self):
+        return [
+            path(
+                "preview/",
+                self.admin_site.admin_view(self.preview_view),
+                name="news_article_preview",
+            ),
+            path(
+                "wanted/",
+                self.admin_site.admin_view(self.wanted_view),
+                name="news_article_wanted",
+            ),
+            *super().get_urls(),
+        ]
+
+    def preview_view(self, request):
+        """The body rendered by the public page's renderer and sanitiser."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        return HttpResponse(
+            render_markdown(request.POST.get("body", "")),
+            content_type="text/html; charset=utf-8",
+            headers={"Cache-Control": "no-store, private"},
+        )
+
+    def wanted_view(self, request):
+        """Related-link titles that match no article yet, most wanted first."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        existing = Article.objects.filter(title_upper=OuterRef("title_upper"))
+        wanted = (
+            RelatedLink.objects.filter(target__isnull=True)
+            .exclude(title="")
+            .annotate(written=Exists(existing))
+            .filter(written=False)
+            .values("title_upper")
+            .annotate(wanted_by=Count("article", distinct=True))
+            .order_by("-wanted_by", "title_upper")
+        )
+        titles = dict(
+            RelatedLink.objects.filter(target__isnull=True).values_list("title_upper", "title")
+        )
+        add_url = reverse("admin:news_article_add")
+        rows = [
+            {
+                "title": titles.get(row["title_upper"], row["title_upper"]),
+                "wanted_by": row["wanted_by"],
+                "add_url": f"{add_url}?{urlencode({'title': titles.get(row['title_upper'])})}",
+            }
+            for row in wanted
+        ]
+        return render(
+            request,
+            "admin/news/article/wanted.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Wanted articles",
+                "rows": rows,
+                "opts": self.model._meta,
+            },
+        )
+
+
+@admin.register(FactsDue)
+class FactsDueAdmin(admin.ModelAdmin):
+    list_display = ["title", "facts_verified", "published_at", "event_date"]
+    ordering = ["facts_verified", "published_at"]
+    actions = ["verified_this_month"]
+    search_fields = ["title"]
+
+    def get_queryset(self, request):
+        months = settings.SKILLO_FACTS_MAX_AGE_MONTHS
+        today = timezone.localdate()
+        total = today.year * 12 + today.month - 1 - months
+        cutoff = datetime(total // 12, total % 12 + 1, 1).date()
+        return FactsDue.objects.published().filter(facts_verified__lt=cutoff)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm("news.view_article")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_publish_permission(self, request):
+        return can_publish(request.user)
+
+    @admin.action(description="Facts verified this month", permissions=["publish"])
+    def verified_this_month(self, request, queryset):
+        month = timezone.localdate().replace(day=1)
+        count = 0
+        with transaction.atomic(), reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment("Facts verified")
+            for article in Article.objects.filter(pk__in=queryset.values("pk")):
+                article.facts_verified = month
+                article.updated_by = request.user
+                article.version += 1
+                article.save()
+                count += 1
+        self.message_user(
+            request, f"Marked {count} article(s) as verified in {month:%B %Y}.", messages.SUCCESS
+        )

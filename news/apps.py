@@ -2,6 +2,15 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
+def ensure_roles(apps=None, **kwargs):
+    # flush (as between transactional tests) sends no app registry: use the live one.
+    from django.apps import apps as live_apps
+
+    from .roles import ensure_groups
+
+    ensure_groups(apps or live_apps)
+
+
 class NewsConfig(AppConfig):
     name = "news"
     verbose_name = "Newsroom"
@@ -10,3 +19,4 @@ class NewsConfig(AppConfig):
         from . import search, signals  # noqa: F401 - connects the receivers
 
         post_migrate.connect(search.install, sender=self)
+        post_migrate.connect(ensure_roles, sender=self)

@@ -1,3 +1,6 @@
+import reversion
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericRelation
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, models, transaction
@@ -8,6 +11,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html, strip_tags
 from taggit.managers import TaggableManager
+from taggit.models import TaggedItem
 
 from .rendering import html_to_text, render_markdown
 from .slugs import slug_from_title
@@ -177,14 +181,27 @@ class Article(models.Model):
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     tags = TaggableManager(blank=True)
+    # Lets django-reversion keep the tags with each revision of the article.
+    tagged_items = GenericRelation(TaggedItem, related_query_name="tagged_article")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    # Incremented by every save: an edit based on an older version is refused.
+    version = models.PositiveIntegerField(default=1, editable=False)
 
     objects = ArticleQuerySet.as_manager()
 
     class Meta:
         ordering = ["-published_at", "-pk"]
         get_latest_by = "published_at"
+        permissions = [("publish_article", "Can publish, schedule, unpublish and delete")]
         indexes = [
             models.Index(fields=["status", "-published_at"], name="article_status_published"),
             models.Index(fields=["title_upper"], name="article_title_upper"),
@@ -197,6 +214,12 @@ class Article(models.Model):
         if not self.slug:
             self._save_with_new_slug(*args, **kwargs)
             return
+        old_slug = getattr(self, "_stored_slug", None)
+        if self.pk and old_slug and old_slug != self.slug:
+            # Old URLs keep working: a redirect straight to the current slug.
+            RetiredSlug.objects.update_or_create(slug=old_slug, defaults={"article": self})
+        RetiredSlug.objects.filter(slug=self.slug).delete()
+        self._stored_slug = self.slug
         if self.facts_verified:
             self.facts_verified = self.facts_verified.replace(day=1)
         self.body_html = render_markdown(self.body)
@@ -205,6 +228,13 @@ class Article(models.Model):
 
     def get_absolute_url(self):
         return reverse("news:article", kwargs={"slug": self.slug})
+
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        article = super().from_db(db, field_names, values, **kwargs)
+        # Remembered so that save() can retire the old address when the slug changes.
+        article._stored_slug = article.__dict__.get("slug")
+        return article
 
     def _save_with_new_slug(self, *args, **kwargs):
         # Another save may take the same slug between choosing and inserting it; then
@@ -441,3 +471,34 @@ class RelatedLink(models.Model):
     def is_public(self):
         """False for a link to an unpublished article, which readers must not see."""
         return not self.target_id or self.target_is_public
+
+
+class RetiredSlug(models.Model):
+    """An address an article no longer uses: a 301 to its article, or 410 Gone once the
+    article is deleted."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    article = models.ForeignKey(
+        Article, on_delete=models.SET_NULL, null=True, blank=True, related_name="retired_slugs"
+    )
+    retired_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return self.slug
+
+
+class FactsDue(Article):
+    """Published articles whose facts are due for re-verification (an admin queue)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "article with facts due for re-verification"
+        verbose_name_plural = "Facts due for re-verification"
+
+
+# Revisions keep an article together with its sources, related links and tags, so that
+# restoring one brings all of them back (see admin.py).
+reversion.register(Source)
+reversion.register(RelatedLink)
+reversion.register(TaggedItem)
+reversion.register(Article, follow=["sources", "related_links", "tagged_items"])

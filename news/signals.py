@@ -4,7 +4,7 @@ from django.dispatch import receiver
 from taggit.models import Tag
 
 from .context_processors import MAIN_TAGS_KEY
-from .models import Article, Source
+from .models import Article, RetiredSlug, Source
 from .slugs import slug_from_title
 
 
@@ -33,6 +33,12 @@ def tag_changed(sender, instance, **kwargs):
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
     cache.delete(MAIN_TAGS_KEY)
+
+
+@receiver(post_delete, sender=Article)
+def article_deleted(sender, instance, **kwargs):
+    # Its address (and older ones, whose article is now NULL) answers 410 Gone.
+    RetiredSlug.objects.update_or_create(slug=instance.slug, defaults={"article": None})
 
 
 @receiver([post_save, post_delete], sender=Source)

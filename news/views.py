@@ -1,12 +1,13 @@
 from django.conf import settings
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 from django.views.generic import DetailView, ListView
 
 from . import search as fulltext
-from .models import Article, public_tags
+from .models import Article, RetiredSlug, public_tags
 from .sitemaps import recent_news
 
 
@@ -24,8 +25,33 @@ class ArticleDetailView(DetailView):
     context_object_name = "article"
     template_name = "news/article_detail.html"
 
+    def can_preview(self):
+        return self.request.user.has_perm("news.view_article")
+
     def get_queryset(self):
-        return Article.objects.published().for_detail()
+        # Staff see drafts and scheduled articles at their real URL (with a banner).
+        articles = Article.objects.all() if self.can_preview() else Article.objects.published()
+        return articles.for_detail()
+
+    def get(self, request, *args, **kwargs):
+        try:
+            response = super().get(request, *args, **kwargs)
+        except Http404:
+            return self.retired(kwargs["slug"])
+        if not self.object.is_published():
+            patch_cache_control(response, no_cache=True, no_store=True, private=True)
+        return response
+
+    def retired(self, slug):
+        """An old address: 301 to the article's current one, or 410 once it is deleted."""
+        retired = RetiredSlug.objects.select_related("article").filter(slug=slug).first()
+        if retired is None:
+            raise Http404("No such article.")
+        if retired.article is None:
+            return render(self.request, "410.html", status=410)
+        if retired.article.is_published() or self.can_preview():
+            return HttpResponsePermanentRedirect(retired.article.get_absolute_url())
+        raise Http404("No such article.")
 
     def get_context_data(self, **kwargs):
         article = self.object

@@ -42,6 +42,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "taggit",
+    "reversion",
+    "reversion_compare",
     "news",
 ]
 
@@ -108,3 +110,5 @@ STORAGES = {
 TAGGIT_CASE_INSENSITIVE = True
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
+# Published articles whose facts were verified longer ago than this are queued for review.
+SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))

@@ -29,7 +29,10 @@ def test_demo_content_fills_every_page(client):
     for article in published:
         page = client.get(article.get_absolute_url()).content.decode()
         assert "Related on Skillo" in page and "Referenced by" in page, article.slug
-    assert get_user_model().objects.get(username="admin").is_superuser
+    users = get_user_model().objects
+    assert users.get(username="admin").is_superuser
+    assert users.get(username="writer").groups.get().name == "Writers"
+    assert users.get(username="editor").groups.get().name == "Editors"
 
 
 def test_demo_related_links_all_resolve_to_published_articles(client):

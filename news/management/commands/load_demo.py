@@ -2,6 +2,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
@@ -10,7 +11,12 @@ from news.importer import import_articles
 from news.models import Article
 
 DEMO_CONTENT = Path(__file__).resolve().parents[2] / "demo_content"
-DEMO_ADMIN = ("admin", "admin")
+# Local demo accounts, one per editorial role: (username, password, group, superuser).
+DEMO_ACCOUNTS = [
+    ("writer", "writer", "Writers", False),
+    ("editor", "editor", "Editors", False),
+    ("admin", "admin", "Admins", True),
+]
 # The shared article has no Tags line (its round trip must stay byte for byte); an editor
 # tags it after the import, as here.
 SHARED_ARTICLE_TAGS = {
@@ -22,8 +28,8 @@ SHARED_ARTICLE_TAGS = {
 
 class Command(BaseCommand):
     help = (
-        "Load the demo articles (one draft and one scheduled among them) and a local admin "
-        "account, unless the database already has articles."
+        "Load the demo articles (one draft and one scheduled among them), unless the "
+        "database already has articles, and a local account per editorial role."
     )
 
     @transaction.atomic
@@ -45,8 +51,15 @@ class Command(BaseCommand):
                     f"Loaded {len(result.created)} published articles, one draft and one scheduled."
                 )
             )
-        username, password = DEMO_ADMIN
         User = get_user_model()
-        if not User.objects.filter(username=username).exists():
-            User.objects.create_superuser(username, "admin@example.com", password)
-            self.stdout.write(self.style.SUCCESS(f"Created the local admin account {username!r}."))
+        for username, password, group, superuser in DEMO_ACCOUNTS:
+            if User.objects.filter(username=username).exists():
+                continue
+            user = User.objects.create_user(
+                username, f"{username}@example.com", password, is_staff=True,
+                is_superuser=superuser,
+            )  # fmt: skip
+            user.groups.add(Group.objects.get(name=group))
+            self.stdout.write(
+                self.style.SUCCESS(f"Created the local {group} account {username!r}.")
+            )

@@ -1,0 +1,41 @@
+"""The three editorial roles: Writers, Editors and Admins."""
+
+WRITER = [
+    "news.add_article", "news.change_article", "news.view_article", "news.delete_article",
+    "news.add_source", "news.change_source", "news.delete_source", "news.view_source",
+    "news.add_relatedlink", "news.change_relatedlink", "news.delete_relatedlink",
+    "news.view_relatedlink", "news.view_factsdue",
+]  # fmt: skip
+EDITOR = [*WRITER, "news.publish_article", "news.change_factsdue", "taggit.view_tag",
+          "taggit.change_tag"]  # fmt: skip
+
+
+def ensure_groups(apps):
+    """Create the groups with their permissions, or put them right; safe to repeat.
+
+    Used by a data migration (so every install has them) and after every migrate or
+    flush (tests that flush the database would otherwise lose them).
+    """
+    from django.contrib.auth.management import create_permissions
+
+    # Permissions are normally created after migrations; the groups need them now.
+    for app_config in apps.get_app_configs():
+        # Historical app configs (in a migration) have no models module, which makes
+        # create_permissions skip them; the live registry's must be left as they are.
+        original = getattr(app_config, "models_module", None)
+        app_config.models_module = original or True
+        create_permissions(app_config, apps=apps, verbosity=0)
+        app_config.models_module = original
+
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+
+    def permissions(names):
+        return [
+            Permission.objects.get(content_type__app_label=label, codename=codename)
+            for label, codename in (name.split(".") for name in names)
+        ]
+
+    Group.objects.get_or_create(name="Writers")[0].permissions.set(permissions(WRITER))
+    Group.objects.get_or_create(name="Editors")[0].permissions.set(permissions(EDITOR))
+    Group.objects.get_or_create(name="Admins")[0].permissions.set(Permission.objects.all())
