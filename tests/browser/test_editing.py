@@ -1,0 +1,128 @@
+"""The editorial workflow in a real browser: writer, editor, reader; and two editors at once."""
+
+from contextlib import contextmanager
+
+import pytest
+from playwright.sync_api import expect
+
+from news.models import Article
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TITLE = "Browsers Ship a Test Release"
+RELATED = "PyTorch 2.1 and Automatic Dynamic Shapes"
+
+
+@pytest.fixture
+def new_page(browser):
+    """Pages in contexts of their own, closed at the end of the test while the live
+    server still runs (an open keep-alive connection would outlive it)."""
+    contexts = []
+
+    def make():
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 1000}))
+        return contexts[-1].new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def log_in(new_page, site, username):
+    page = new_page()
+    page.goto(f"{site}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", username)
+    page.click("input[type=submit]")
+    expect(page.locator("#user-tools")).to_be_visible()
+    return page
+
+
+@contextmanager
+def screenshots_on_failure(artifacts, name, *pages):
+    try:
+        yield
+    except BaseException:
+        for index, page in enumerate(pages):
+            page.screenshot(path=artifacts / f"failure-{name}-{index}.png", full_page=True)
+        raise
+
+
+def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts):
+    writer = log_in(new_page, site, "writer")
+    with screenshots_on_failure(artifacts, "writer", writer):
+        writer.goto(f"{site}/admin/news/article/add/")
+        writer.fill("#id_title", TITLE)
+        writer.fill("#id_summary", "A release made only for this test.")
+        writer.fill("#id_body", "## What happened\n\nThe *test* release shipped.")
+        writer.fill("#id_tags", "browsers, testing")
+        writer.fill("#id_event_date", "2026-11-02")
+        writer.fill("#id_sources-0-title", "Release notes")
+        writer.fill("#id_sources-0-publisher", "Browser Project")
+        writer.fill("#id_sources-0-url", "https://example.org/notes")
+        writer.click("text=Add another Source")
+        writer.fill("#id_sources-1-title", "Announcement")
+        writer.fill("#id_sources-1-publisher", "Browser Blog")
+        writer.fill("#id_related_links-0-title", RELATED)
+
+        # The preview pane renders the body as the public page will.
+        preview = writer.locator("#markdown-preview .markdown-preview__output")
+        expect(preview.locator("h2#what-happened")).to_have_text("What happened")
+        expect(preview.locator("em")).to_have_text("test")
+
+        # A writer cannot publish: the server refuses and keeps the form.
+        writer.select_option("#id_status", "published")
+        writer.click("input[name=_save]")
+        expect(writer.locator(".errorlist")).to_contain_text("You cannot publish")
+        expect(writer.locator("#id_body")).to_have_value(
+            "## What happened\n\nThe *test* release shipped."
+        )
+        assert not Article.objects.filter(title=TITLE).exists()
+
+        writer.select_option("#id_status", "draft")
+        writer.click("input[name=_save]")
+        expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
+    article = Article.objects.get(title=TITLE)
+    assert article.status == "draft" and article.sources.count() == 2
+
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "editor", editor):
+        editor.goto(f"{site}/admin/news/article/")
+        editor.check(f"input[name=_selected_action][value='{article.pk}']")
+        editor.select_option("select[name=action]", "publish_selected")
+        editor.click("button[name=index]")
+        expect(editor.locator(".messagelist")).to_contain_text("Published 1 article")
+
+    reader = new_page()
+    with screenshots_on_failure(artifacts, "reader", reader):
+        reader.goto(site + "/")
+        reader.click(f"main .card-title a:has-text('{TITLE}')")
+        expect(reader.locator("main h1")).to_have_text(TITLE)
+        reader.screenshot(path=artifacts / "published-article.png", full_page=True)
+        expect(reader.locator(".sources li")).to_have_count(2)
+        reader.click("main .tags a:has-text('browsers')")
+        expect(reader.locator("main h1")).to_contain_text("browsers")
+        reader.go_back()
+        reader.click(f".related a:has-text('{RELATED}')")
+        expect(reader.locator("main h1")).to_have_text(RELATED)
+
+
+def test_second_editor_gets_the_conflict_and_keeps_their_text(new_page, site, artifacts):
+    article = Article.objects.get(title=RELATED)
+    url = f"{site}/admin/news/article/{article.pk}/change/"
+    first, second = log_in(new_page, site, "editor"), log_in(new_page, site, "admin")
+    with screenshots_on_failure(artifacts, "conflict", first, second):
+        first.goto(url)
+        second.goto(url)
+        first.fill("#id_summary", "Saved first.")
+        first.click("input[name=_save]")
+        expect(first.locator(".messagelist")).to_contain_text("was changed successfully")
+
+        second.fill("#id_summary", "Typed second, must not be lost.")
+        second.click("input[name=_save]")
+        expect(second.locator(".errornote, .errorlist").first).to_be_visible()
+        expect(second.locator("#article_form")).to_contain_text("editor saved this article at")
+        expect(second.locator("#id_summary")).to_have_value("Typed second, must not be lost.")
+        second.screenshot(path=artifacts / "conflict-admin-form.png", full_page=True)
+    article.refresh_from_db()
+    assert article.summary == "Saved first."
