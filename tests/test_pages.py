@@ -79,3 +79,16 @@ def test_page_with_stylesheet_is_under_30_kb_compressed(client, url):
     css = Path(finders.find("css/skillo.css")).read_bytes()
     total = len(gzip.compress(html, 9)) + len(gzip.compress(css, 9))
     assert total < 30 * 1024
+
+
+@pytest.mark.parametrize("url", ["/", "/tags/", "/search/?q=x", "/no-such-page/", "/admin/login/"])
+def test_security_headers_on_every_response(client, url):
+    response = client.get(url)
+    csp = response["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "object-src 'none'" in csp
+    script_src = next(d for d in csp.split(";") if d.strip().startswith("script-src"))
+    assert "unsafe-inline" not in script_src
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "strict-origin-when-cross-origin"
+    assert response["Cross-Origin-Opener-Policy"] == "same-origin"
