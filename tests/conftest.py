@@ -49,3 +49,9 @@ def count_queries(client, url):
         response = client.get(url)
     assert response.status_code == 200, url
     return len(queries)
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # The real hasher is deliberately slow; tests log in hundreds of times.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
