@@ -28,6 +28,24 @@ def can_publish(user):
     return user.has_perm(PUBLISH_PERMISSION)
 
 
+def save_each(request, queryset, change, comment):
+    """Apply ``change`` to each selected article and save it, as one revision by the
+    acting user; returns how many were saved."""
+    count = 0
+    # Locked by primary key: the changelist's own queryset may be DISTINCT (a tag filter),
+    # which PostgreSQL will not lock.
+    articles = Article.objects.select_for_update().filter(pk__in=queryset.values("pk"))
+    with transaction.atomic(), reversion.create_revision():
+        reversion.set_user(request.user)
+        reversion.set_comment(comment)
+        for article in articles:
+            change(article)
+            article.updated_by = request.user
+            article.save()
+            count += 1
+    return count
+
+
 class ArticleForm(forms.ModelForm):
     facts_verified = forms.DateField(
         label="Facts verified",
@@ -214,8 +232,10 @@ class ArticleAdmin(CompareVersionAdmin):
 
     def save_model(self, request, obj, form, change):
         obj.updated_by = request.user
-        if change:
-            obj.version = (form.cleaned_data.get("loaded_version") or obj.version) + 1
+        if change and form.cleaned_data.get("loaded_version"):
+            # The version checked in clean(); save() moves it on. (Restoring a revision
+            # put an old number on the instance.)
+            obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
 
     # Columns
@@ -280,19 +300,6 @@ class ArticleAdmin(CompareVersionAdmin):
             if str(row["version"]) != seen[str(row["pk"])]
         ]
 
-    def _apply(self, request, queryset, change, comment):
-        count = 0
-        with transaction.atomic(), reversion.create_revision():
-            reversion.set_user(request.user)
-            reversion.set_comment(comment)
-            for article in queryset.select_for_update():
-                change(article)
-                article.updated_by = request.user
-                article.version += 1
-                article.save()
-                count += 1
-        return count
-
     @admin.action(description="Publish selected articles now", permissions=["publish"])
     def publish_selected(self, request, queryset):
         now = timezone.now()
@@ -305,7 +312,7 @@ class ArticleAdmin(CompareVersionAdmin):
                 article.published_at = now
             article.status = Article.Status.PUBLISHED
 
-        count = self._apply(request, queryset, publish, "Published")
+        count = save_each(request, queryset, publish, "Published")
         self.message_user(request, f"Published {count} article(s).", messages.SUCCESS)
 
     @admin.action(description="Unpublish selected articles", permissions=["publish"])
@@ -313,7 +320,7 @@ class ArticleAdmin(CompareVersionAdmin):
         def unpublish(article):
             article.status = Article.Status.DRAFT
 
-        count = self._apply(request, queryset, unpublish, "Unpublished")
+        count = save_each(request, queryset, unpublish, "Unpublished")
         self.message_user(request, f"Unpublished {count} article(s).", messages.SUCCESS)
 
     @admin.action(description="Schedule selected articles…", permissions=["publish"])
@@ -326,7 +333,7 @@ class ArticleAdmin(CompareVersionAdmin):
                 article.status = Article.Status.PUBLISHED
                 article.published_at = when
 
-            count = self._apply(request, queryset, schedule, f"Scheduled for {when:%Y-%m-%d %H:%M}")
+            count = save_each(request, queryset, schedule, f"Scheduled for {when:%Y-%m-%d %H:%M}")
             local = timezone.localtime(when)
             self.message_user(
                 request, f"Scheduled {count} article(s) for {local:%d %B %Y %H:%M}.",
@@ -477,16 +484,11 @@ class FactsDueAdmin(admin.ModelAdmin):
     @admin.action(description="Facts verified this month", permissions=["publish"])
     def verified_this_month(self, request, queryset):
         month = timezone.localdate().replace(day=1)
-        count = 0
-        with transaction.atomic(), reversion.create_revision():
-            reversion.set_user(request.user)
-            reversion.set_comment("Facts verified")
-            for article in Article.objects.filter(pk__in=queryset.values("pk")):
-                article.facts_verified = month
-                article.updated_by = request.user
-                article.version += 1
-                article.save()
-                count += 1
+
+        def verify(article):
+            article.facts_verified = month
+
+        count = save_each(request, queryset, verify, "Facts verified")
         self.message_user(
             request, f"Marked {count} article(s) as verified in {month:%B %Y}.", messages.SUCCESS
         )

@@ -224,6 +224,10 @@ class Article(models.Model):
             self.facts_verified = self.facts_verified.replace(day=1)
         self.body_html = render_markdown(self.body)
         self.body_text = html_to_text(self.body_html)
+        if self.pk:
+            # Every save of an existing article, from any path (admin, bulk action,
+            # import), moves the version on, so edits based on the old one are refused.
+            self.version += 1
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -419,3 +419,39 @@ def test_wanted_articles_lists_unwritten_titles_with_counts(editor):
     assert "exists ALREADY" not in page
     add = editor.get(f"{ADD}?title=Rust+2.0+ships").content.decode()
     assert 'value="Rust 2.0 ships"' in add
+
+
+def test_a_save_from_outside_the_admin_also_makes_an_open_form_stale(editor, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    article = ArticleFactory(title="A title", slug="a-title", draft=True)
+    open_form = edit_data(article, body="Typed in the admin.")
+    (tmp_path / "a.txt").write_text(
+        "A title\n\nImported text.\n\nPublished date reflects the original event date "
+        "(2024-07-24). This article is original Skillo editorial written from the sources "
+        "above; facts were verified in September 2026.\n"
+    )
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    response = editor.post(change_url(article), open_form)
+    assert "saved this article at" in response.content.decode()
+    article.refresh_from_db()
+    assert article.body == "Imported text."
+
+
+def test_bulk_action_on_a_tag_filtered_list(editor):
+    draft = ArticleFactory(draft=True, tags=["python", "release"])
+    ArticleFactory(draft=True, tags=["go"])
+    tag_id = draft.tags.get(name="python").pk
+    response = editor.post(
+        f"{CHANGELIST}?tags__id__exact={tag_id}",
+        {
+            "action": "publish_selected",
+            "_selected_action": [str(draft.pk)],
+            f"_version_{draft.pk}": str(draft.version),
+        },
+        follow=True,
+    )
+    assert "Published 1 article" in response.content.decode()
+    assert Article.objects.published().get() == draft
