@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 AXE_VERSION := 4.14.1
 AXE_CORE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: run test lint check test-sqlite test-postgres chromium clean
+.PHONY: run serve test lint check test-sqlite test-postgres chromium redis clean
 
 $(VENV)/.installed: pyproject.toml
 	@"$(BASE_PYTHON)" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null || { \
@@ -33,6 +33,25 @@ run: $(VENV)/.installed
 	@echo
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# The production configuration on this machine: gunicorn, hashed and compressed static
+# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them,
+# SQLite and a local-memory cache, which one process with threads shares (several
+# processes would each keep their own cache and miss each other's purges).
+SERVE_BIND ?= 127.0.0.1:8000
+serve: $(VENV)/.installed
+	@test -s .secret-key || $(PY) -c 'import secrets; print(secrets.token_urlsafe(60))' > .secret-key
+	@export DJANGO_SETTINGS_MODULE=skillo.settings_production \
+	  SECRET_KEY="$${SECRET_KEY:-$$(cat .secret-key)}" \
+	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" \
+	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
+	$(PY) manage.py migrate --noinput && \
+	$(PY) manage.py collectstatic --noinput --verbosity 0 && \
+	if [ -n "$$CACHE_URL" ]; then workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; threads=1; \
+	else workers=1; threads=$${THREADS:-8}; fi; \
+	echo "Skillo (production settings) on http://$(SERVE_BIND)/ with $$workers worker(s) x $$threads thread(s)"; \
+	exec $(VENV)/bin/gunicorn skillo.wsgi:application --bind $(SERVE_BIND) \
+	  --workers $$workers --threads $$threads --no-control-socket --access-logfile -
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -50,16 +69,23 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Install Chromium first: sudo apt-get install -y chromium"; exit 1; fi; }
 
+# The page-cache tests start a real redis-server (Debian's package) on 127.0.0.1.
+redis:
+	@command -v redis-server >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	  else echo "Install Redis first: sudo apt-get install -y redis-server"; exit 1; fi; }
+
 $(AXE_CORE):
 	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
 	  --prefix $(VENV)/axe axe-core@$(AXE_VERSION)
 
 # The whole suite on SQLite, browser tests included; then everything but the browser
 # tests again on PostgreSQL.
-test-sqlite: $(VENV)/.installed check chromium $(AXE_CORE)
+test-sqlite: $(VENV)/.installed check chromium redis $(AXE_CORE)
 	AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest
 
-test-postgres: $(VENV)/.installed check
+test-postgres: $(VENV)/.installed check redis
 	tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser"
 
 test: lint test-sqlite test-postgres

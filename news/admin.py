@@ -13,19 +13,42 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.text import Truncator
 from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag
 
 from .models import Article, FactsDue, RelatedLink, Source
 from .rendering import render_markdown
+from .slugs import lock_article_slugs
 
 PUBLISH_PERMISSION = "news.publish_article"
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
+# Limits of one article, far beyond any real one; each is a form error that names it.
+# An article at every limit at once, in four-byte characters, still fits in Django's
+# request limits (DATA_UPLOAD_MAX_MEMORY_SIZE, DATA_UPLOAD_MAX_NUMBER_FIELDS), so an
+# editor always gets the form error rather than a "request too large" page.
+MAX_BODY_CHARS = 100_000
+MAX_SOURCES = 50
+MAX_RELATED_LINKS = 50
+MAX_TAGS = 30
+MAX_TAG_CHARS = Tag._meta.get_field("name").max_length
+EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
+DATE_FIELDS = ["event_date", "published_at", "facts_verified"]
 
 
 def can_publish(user):
     return user.has_perm(PUBLISH_PERMISSION)
+
+
+def within_years(value):
+    """Catches typos such as 0224 for 2024, and times that no time zone can convert
+    (9999-12-31 23:59 in New York is past the last moment Python can hold in UTC)."""
+    if not EARLIEST_YEAR <= value.year <= LATEST_YEAR:
+        raise ValidationError(
+            f"Enter a date between the years {EARLIEST_YEAR} and {LATEST_YEAR}; "
+            f"this one is in {value.year}."
+        )
 
 
 def save_each(request, queryset, change, comment):
@@ -50,6 +73,7 @@ class ArticleForm(forms.ModelForm):
     facts_verified = forms.DateField(
         label="Facts verified",
         input_formats=["%Y-%m", "%Y-%m-%d"],
+        error_messages={"invalid": "Enter the month as YYYY-MM, for example 2024-07."},
         widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
         help_text="The month in which an editor last checked the facts (YYYY-MM).",
         initial=timezone.localdate,
@@ -63,6 +87,21 @@ class ArticleForm(forms.ModelForm):
             "title", "slug", "summary", "body", "tags",
             "status", "event_date", "published_at", "facts_verified",
         ]  # fmt: skip
+        error_messages = {
+            "title": {
+                "max_length": "A title can be at most %(limit_value)d characters long; "
+                "this one has %(show_value)d.",
+            },
+            "summary": {
+                "max_length": "A summary can be at most %(limit_value)d characters long; "
+                "this one has %(show_value)d. Keep it to one or two sentences.",
+            },
+            "event_date": {"invalid": "Enter the date as YYYY-MM-DD, for example 2024-07-24."},
+            "published_at": {
+                "invalid_date": "Enter the date as YYYY-MM-DD, for example 2024-07-24.",
+                "invalid_time": "Enter the time as HH:MM, for example 09:30.",
+            },
+        }
 
     def __init__(self, *args, user=None, current_version=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -73,11 +112,43 @@ class ArticleForm(forms.ModelForm):
         self.current_version = current_version
         if self.instance.pk and not self.is_bound:
             self.initial["loaded_version"] = current_version or self.instance.version
-        if user is not None and not can_publish(user):
+        for name in DATE_FIELDS:
+            if name in self.fields:  # not when the form is read-only
+                self.fields[name].validators.append(within_years)
+        if user is not None and not can_publish(user) and "status" in self.fields:
             self.fields["status"].help_text = "Writers save drafts; an editor publishes them."
+
+    def clean_body(self):
+        body = self.cleaned_data["body"]
+        if len(body) > MAX_BODY_CHARS:
+            raise ValidationError(
+                f"The body can be at most {MAX_BODY_CHARS:,} characters long; this one has "
+                f"{len(body):,}. Split it into several articles."
+            )
+        return body
+
+    def clean_tags(self):
+        tags = self.cleaned_data["tags"]
+        if len(tags) > MAX_TAGS:
+            raise ValidationError(
+                f"An article can have at most {MAX_TAGS} tags; this one has {len(tags)}."
+            )
+        for name in tags:
+            if len(name) > MAX_TAG_CHARS:
+                raise ValidationError(
+                    f"A tag can be at most {MAX_TAG_CHARS} characters long; "
+                    f"“{Truncator(name).chars(40)}” has {len(name)}."
+                )
+        return tags
 
     def clean(self):
         cleaned = super().clean()
+        slug = cleaned.get("slug")
+        if slug and slug != self.instance.slug:
+            # Held until the admin's transaction commits, so that the uniqueness check
+            # below sees a slug another editor is saving at this moment (a form error,
+            # not an IntegrityError).
+            lock_article_slugs()
         if self.instance.pk:
             self._check_not_stale(cleaned.get("loaded_version"))
         if (
@@ -115,13 +186,34 @@ class ArticleForm(forms.ModelForm):
         )
 
 
-class SourceInline(admin.TabularInline):
+class LimitedInline(admin.TabularInline):
+    """An inline whose ``max_num`` the server enforces, not only the page's script."""
+
+    def get_formset(self, request, obj=None, **kwargs):
+        return super().get_formset(request, obj, validate_max=True, **kwargs)
+
+
+class SourceFormSet(forms.BaseInlineFormSet):
+    default_error_messages = {
+        "too_many_forms": "An article can have at most %(num)d sources. Remove some, "
+        "then save again.",
+    }
+
+
+class SourceInline(LimitedInline):
     model = Source
+    formset = SourceFormSet
     fields = ["position", "title", "publisher", "url"]
     extra = 1
+    max_num = MAX_SOURCES
 
 
 class RelatedLinkFormSet(forms.BaseInlineFormSet):
+    default_error_messages = {
+        "too_many_forms": "An article can have at most %(num)d related links. Remove some, "
+        "then save again.",
+    }
+
     def clean(self):
         super().clean()
         article = self.instance
@@ -136,13 +228,14 @@ class RelatedLinkFormSet(forms.BaseInlineFormSet):
                 form.add_error("title", "An article cannot relate to itself.")
 
 
-class RelatedLinkInline(admin.TabularInline):
+class RelatedLinkInline(LimitedInline):
     model = RelatedLink
     formset = RelatedLinkFormSet
     fk_name = "article"
     fields = ["position", "target", "title"]
     autocomplete_fields = ["target"]
     extra = 1
+    max_num = MAX_RELATED_LINKS
     verbose_name = "related link"
     verbose_name_plural = "Related on Skillo"
 
@@ -153,6 +246,7 @@ class RelatedLinkInline(admin.TabularInline):
 class ScheduleForm(forms.Form):
     publish_at = forms.DateTimeField(
         label="Publish at",
+        validators=[within_years],
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"],
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
     )
@@ -408,8 +502,17 @@ class ArticleAdmin(CompareVersionAdmin):
             return HttpResponse(status=405)
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
+        body = request.POST.get("body", "")
+        if len(body) > MAX_BODY_CHARS:
+            # Rendering a body the form would refuse only spends the server's time.
+            html = format_html(
+                "<p>No preview: the body is longer than {} characters.</p>",
+                f"{MAX_BODY_CHARS:,}",
+            )
+        else:
+            html = render_markdown(body)
         return HttpResponse(
-            render_markdown(request.POST.get("body", "")),
+            html,
             content_type="text/html; charset=utf-8",
             headers={"Cache-Control": "no-store, private"},
         )

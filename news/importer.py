@@ -5,7 +5,7 @@ from datetime import datetime, time
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from .models import Article, RelatedLink, Source
@@ -38,6 +38,30 @@ def find_files(paths):
         else:
             raise ImportFailed([f"{path}: no such file or folder."])
     return files
+
+
+def _read(path):
+    """A file's text; ImportFailed naming the file, and the line where there is one, if it
+    cannot be an article."""
+    if not path.is_file():
+        # A folder or a FIFO named *.txt: reading a FIFO would hang the import.
+        raise ImportFailed([f"{path}: not a regular file."])
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ImportFailed([f"{path}: cannot be read ({error.strerror})."]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ImportFailed(
+            [f"{path}:{line}: not UTF-8 text ({error.reason} at byte {error.start})."]
+        ) from None
+    if "\x00" in text:
+        # PostgreSQL refuses NUL in text, so such a file would fail only halfway through.
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ImportFailed([f"{path}:{line}: a NUL character; not a text file."])
+    return text
 
 
 def _published_at(parsed, existing):
@@ -108,9 +132,9 @@ def import_articles(paths):
     problems, plans, seen = [], [], {}
     for path in files:
         try:
-            parsed = parse(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as error:
-            problems.append(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}).")
+            parsed = parse(_read(path))
+        except ImportFailed as error:
+            problems += error.problems
             continue
         except FormatError as error:
             problems.append(f"{path}:{error.line}: {error.message}")
@@ -144,25 +168,41 @@ def import_articles(paths):
         raise ImportFailed(problems)
 
     result = ImportResult([], [], [])
-    for _path, parsed, article, existing in plans:
-        sources = [(s.title, s.publisher, s.url) for s in parsed.sources]
-        wanted = _state(article, sources, parsed.related_titles, parsed.tags)
-        if existing is not None:
-            stored = Article.objects.prefetch_related("sources", "related_links", "tags")
-            if _existing_state(stored.get(pk=existing.pk)) == wanted:
-                result.unchanged.append(article)
-                continue
-        article.save()
-        article.sources.all().delete()
-        Source.objects.bulk_create(
-            Source(article=article, position=i, title=t, publisher=p, url=u)
-            for i, (t, p, u) in enumerate(sources)
-        )
-        article.related_links.all().delete()
-        RelatedLink.objects.bulk_create(
-            RelatedLink(article=article, position=i, title=title)
-            for i, title in enumerate(parsed.related_titles)
-        )
-        article.tags.set(parsed.tags, clear=True)
-        (result.updated if existing else result.created).append(article)
+    for path, parsed, article, existing in plans:
+        try:
+            written = _write(article, existing, parsed)
+        except DatabaseError as error:
+            # The transaction rolls back: the files before this one are not kept either.
+            line = parsed.lines["title"]
+            raise ImportFailed(
+                [f"{path}:{line}: the import stopped while writing this article ({error})."]
+            ) from error
+        if written:
+            (result.updated if existing else result.created).append(article)
+        else:
+            result.unchanged.append(article)
     return result
+
+
+def _write(article, existing, parsed):
+    """Save one planned article with its sources, related links and tags; False if it is
+    stored already, unchanged."""
+    sources = [(s.title, s.publisher, s.url) for s in parsed.sources]
+    wanted = _state(article, sources, parsed.related_titles, parsed.tags)
+    if existing is not None:
+        stored = Article.objects.prefetch_related("sources", "related_links", "tags")
+        if _existing_state(stored.get(pk=existing.pk)) == wanted:
+            return False
+    article.save()
+    article.sources.all().delete()
+    Source.objects.bulk_create(
+        Source(article=article, position=i, title=t, publisher=p, url=u)
+        for i, (t, p, u) in enumerate(sources)
+    )
+    article.related_links.all().delete()
+    RelatedLink.objects.bulk_create(
+        RelatedLink(article=article, position=i, title=title)
+        for i, title in enumerate(parsed.related_titles)
+    )
+    article.tags.set(parsed.tags, clear=True)
+    return True

@@ -1,6 +1,7 @@
 import reversion
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, models, transaction
@@ -14,7 +15,7 @@ from taggit.managers import TaggableManager
 from taggit.models import TaggedItem
 
 from .rendering import html_to_text, render_markdown
-from .slugs import slug_from_title
+from .slugs import lock_article_slugs, slug_from_title
 
 WORDS_PER_MINUTE = 230
 MONTH_NAMES = [
@@ -57,16 +58,18 @@ class ArticleQuerySet(models.QuerySet):
         """Published articles whose related links point to ``article``."""
         return (
             self.published()
-            .filter(
-                Q(related_links__target=article)
-                | Q(
-                    related_links__target__isnull=True,
-                    related_links__title_upper=Upper(models.Value(article.title)),
-                )
-            )
+            .filter(self.links_to(article))
             .exclude(pk=article.pk)
             .distinct()
             .order_by("-published_at")
+        )
+
+    @staticmethod
+    def links_to(article):
+        """Articles with a related link to ``article``: by target, or by its title."""
+        return Q(related_links__target=article) | Q(
+            related_links__target__isnull=True,
+            related_links__title_upper=Upper(models.Value(article.title)),
         )
 
     def more_on_these_topics(self, article, limit=5):
@@ -91,15 +94,20 @@ class ArticleQuerySet(models.QuerySet):
             .exclude(slug__in=picked_slugs)
             .annotate(shared_tags=models.Count("tags"))
             .order_by("-shared_tags", "-published_at", "-pk")
-            .only("title", "slug", "published_at")[:limit]
-        )
+            .only("title", "slug", "published_at")
+        )[:limit]
 
-    def neighbours(self, article):
-        """The previous and next published articles by event date sharing ``article``'s
-        first tag (alphabetically), as (previous, next); needs ``for_detail()``."""
+    def more_on_these_topics_ids(self, article, limit=5):
+        """The primary keys of ``more_on_these_topics``, as a subquery."""
+        return self.more_on_these_topics(article, limit=None).values("pk")[:limit]
+
+    def neighbour_querysets(self, article):
+        """The topic (``article``'s first tag, alphabetically) and querysets ordered so
+        that their first rows are the previous and next published articles in it by
+        event date; needs ``for_detail()``."""
         tags = sorted(article.tags.all(), key=lambda tag: tag.name.casefold())
         if not tags:
-            return None, None, None
+            return None, self.none(), self.none()
         same_topic = self.published().filter(tags=tags[0]).exclude(pk=article.pk)
         key = (article.event_date, article.published_at, article.pk)
         earlier = (
@@ -109,16 +117,74 @@ class ArticleQuerySet(models.QuerySet):
         )
         previous = same_topic.filter(earlier).order_by("-event_date", "-published_at", "-pk")
         following = same_topic.exclude(earlier).order_by("event_date", "published_at", "pk")
-        # One query for both: each side is a subquery picking its nearest article.
-        both = self.filter(
-            Q(pk=models.Subquery(previous.values("pk")[:1]))
-            | Q(pk=models.Subquery(following.values("pk")[:1]))
-        ).only("title", "slug", "event_date", "published_at")
-        by_direction = {}
-        for item in both:
-            direction = -1 if (item.event_date, item.published_at, item.pk) < key else 1
-            by_direction[direction] = item
-        return tags[0], by_direction.get(-1), by_direction.get(1)
+        return tags[0], previous, following
+
+    def around(self, article, referencing_limit=50):
+        """Everything an article page lists besides the article, in one query.
+
+        Returns (referenced_by, more_on_topics, topic, previous, next): the articles
+        linking to it, "More on these topics", and its neighbours in its first topic.
+        Needs ``for_detail()`` on ``article``.
+        """
+        referencing = (
+            # IN (...) ignores the duplicates the link join can give: no DISTINCT needed.
+            self.published()
+            .filter(self.links_to(article))
+            .exclude(pk=article.pk)
+            .order_by("-published_at")
+            .values("pk")[:referencing_limit]
+        )
+        parts = {"in_refs": Q(pk__in=referencing)}
+        topic, previous, following = self.neighbour_querysets(article)
+        if topic is not None:
+            parts.update(
+                in_more=Q(pk__in=self.more_on_these_topics_ids(article)),
+                is_previous=Q(pk=models.Subquery(previous.values("pk")[:1])),
+                is_next=Q(pk=models.Subquery(following.values("pk")[:1])),
+            )
+        tag_ids = [tag.pk for tag in article.tags.all()]
+        shared = (
+            TaggedItem.objects.filter(
+                content_type=ContentType.objects.get_for_model(Article),
+                object_id=OuterRef("pk"),
+                tag_id__in=tag_ids,
+            )
+            .order_by()
+            .values("object_id")
+            .annotate(count=models.Count("pk"))
+            .values("count")[:1]
+        )
+        either = Q()
+        for condition in parts.values():
+            either |= condition
+        rows = list(
+            self.filter(either)
+            .annotate(
+                shared_tags=models.Subquery(shared),
+                **{
+                    name: models.ExpressionWrapper(condition, models.BooleanField())
+                    for name, condition in parts.items()
+                },
+            )
+            .only("title", "slug", "event_date", "published_at")
+        )
+
+        def having(flag):
+            return [row for row in rows if getattr(row, flag, False)]
+
+        referenced_by = sorted(having("in_refs"), key=lambda row: row.published_at, reverse=True)
+        more_on_topics = sorted(
+            having("in_more"),
+            key=lambda row: (row.shared_tags or 0, row.published_at, row.pk),
+            reverse=True,
+        )
+        return (
+            referenced_by,
+            more_on_topics,
+            topic,
+            next(iter(having("is_previous")), None),
+            next(iter(having("is_next")), None),
+        )
 
 
 def public_tags():
@@ -241,12 +307,13 @@ class Article(models.Model):
         return article
 
     def _save_with_new_slug(self, *args, **kwargs):
-        # Another save may take the same slug between choosing and inserting it; then
-        # choose again rather than fail.
+        # Another save may take the same slug between choosing and inserting it: on
+        # PostgreSQL the lock makes saves choose in turn; elsewhere, choose again.
         for _attempt in range(5):
-            self.slug = self.unique_slug()
             try:
                 with transaction.atomic():
+                    lock_article_slugs()
+                    self.slug = self.unique_slug()
                     return self.save(*args, **kwargs)
             except IntegrityError:
                 if not Article.objects.filter(slug=self.slug).exclude(pk=self.pk).exists():
@@ -506,3 +573,16 @@ reversion.register(Source)
 reversion.register(RelatedLink)
 reversion.register(TaggedItem)
 reversion.register(Article, follow=["sources", "related_links", "tagged_items"])
+
+
+class PendingPurge(models.Model):
+    """Cache purges that could not reach the cache (it was down), kept until it is back.
+
+    news.pagecache re-sends them, so no page built before the change outlives the outage.
+    """
+
+    keys = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{len(self.keys.split())} keys at {self.created_at:%Y-%m-%d %H:%M:%S}"

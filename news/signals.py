@@ -1,11 +1,22 @@
-from django.core.cache import cache
-from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
+from django.db.models.signals import (
+    m2m_changed,
+    post_delete,
+    post_save,
+    pre_delete,
+    pre_save,
+)
 from django.dispatch import receiver
 from taggit.models import Tag
 
+from . import purge
 from .context_processors import MAIN_TAGS_KEY
-from .models import Article, RetiredSlug, Source
+from .models import Article, RelatedLink, RetiredSlug, Source
+from .pagecache import cache_call
 from .slugs import slug_from_title
+
+
+def forget_main_tags():
+    cache_call("delete", MAIN_TAGS_KEY)
 
 
 @receiver(pre_save, sender=Tag)
@@ -27,12 +38,26 @@ def ascii_tag_slug(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Tag)
 def tag_changed(sender, instance, **kwargs):
-    cache.delete(MAIN_TAGS_KEY)
+    forget_main_tags()
+    if not kwargs.get("created"):
+        purge.tag_changed(instance.pk)
+
+
+@receiver(pre_delete, sender=Tag)
+def tag_deleting(sender, instance, **kwargs):
+    # Its articles are only known before the delete.
+    purge.tag_changed(instance.pk)
+
+
+@receiver([pre_save, pre_delete], sender=Article)
+def article_changing(sender, instance, **kwargs):
+    purge.before_change(instance.pk)
 
 
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
-    cache.delete(MAIN_TAGS_KEY)
+    forget_main_tags()
+    purge.after_change(instance.pk)
 
 
 @receiver(post_delete, sender=Article)
@@ -41,13 +66,32 @@ def article_deleted(sender, instance, **kwargs):
     RetiredSlug.objects.update_or_create(slug=instance.slug, defaults={"article": None})
 
 
+@receiver([pre_save, pre_delete], sender=Source)
+@receiver([pre_save, pre_delete], sender=RelatedLink)
+def part_changing(sender, instance, **kwargs):
+    purge.before_change(instance.article_id)
+
+
+@receiver([post_save, post_delete], sender=RelatedLink)
+def link_changed(sender, instance, **kwargs):
+    purge.after_change(instance.article_id)
+
+
 @receiver([post_save, post_delete], sender=Source)
 def source_changed(sender, instance, **kwargs):
     Article(pk=instance.article_id).refresh_search_extra()
+    purge.after_change(instance.article_id)
 
 
 @receiver(m2m_changed, sender=Article.tags.through)
-def tags_changed(sender, instance, action, reverse, **kwargs):
-    if action in {"post_add", "post_remove", "post_clear"} and isinstance(instance, Article):
-        instance.refresh_search_extra()
-        cache.delete(MAIN_TAGS_KEY)
+def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
+    article_ids = [instance.pk] if isinstance(instance, Article) else list(pk_set or [])
+    if action in {"pre_add", "pre_remove", "pre_clear"}:
+        for pk in article_ids:
+            purge.before_change(pk)
+    if action in {"post_add", "post_remove", "post_clear"}:
+        if isinstance(instance, Article):
+            instance.refresh_search_extra()
+        forget_main_tags()
+        for pk in article_ids:
+            purge.after_change(pk)

@@ -3,6 +3,7 @@
 import re
 
 from anyascii import anyascii
+from django.db import connections
 from django.utils.text import slugify
 
 MAX_SLUG_LENGTH = 80
@@ -21,3 +22,21 @@ def slug_from_title(title, fallback="article"):
     if "-" in slug and len(slugify(text)) > MAX_SLUG_LENGTH:
         slug = slug.rsplit("-", 1)[0]
     return slug or fallback
+
+
+# PostgreSQL names advisory locks by number; this one stands for "choosing an article slug".
+ARTICLE_SLUG_LOCK = 0x5C1110
+
+
+def lock_article_slugs(using="default"):
+    """Take turns choosing article slugs until the current transaction ends.
+
+    Without it two saves can both find a slug free and both insert it: one of them then
+    fails with an IntegrityError instead of a form error or a slug of its own. On
+    PostgreSQL the next save waits here and then sees the committed slug. SQLite, for
+    development only, has no such lock; it lets one writer in at a time.
+    """
+    connection = connections[using]
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ARTICLE_SLUG_LOCK])

@@ -8,10 +8,25 @@ from django.views.generic import DetailView, ListView
 
 from . import search as fulltext
 from .models import Article, RetiredSlug, public_tags
+from .pagecache import article_keys, depends_on
+from .paginator import LookaheadPaginator
+from .purge import title_key
 from .sitemaps import recent_news
 
 
-class ArticleListView(ListView):
+class ArticlesPageMixin:
+    """A page of articles: counted by nobody, and the cached page depends on each
+    article shown."""
+
+    paginator_class = LookaheadPaginator
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        depends_on(self.request, *article_keys(context["object_list"]))
+        return context
+
+
+class ArticleListView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
     template_name = "news/index.html"
@@ -55,11 +70,25 @@ class ArticleDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         article = self.object
-        topic, previous, following = Article.objects.neighbours(article)
+        referenced_by, more_on_topics, topic, previous, following = Article.objects.around(article)
+        related_links = [link for link in article.related_links.all() if link.is_public]
+        depends_on(
+            self.request,
+            f"article:{article.pk}",
+            # Articles linking here, and topics whose lists it shows (more on these
+            # topics, previous and next).
+            f"refs:{article.pk}",
+            title_key(article.title),
+            *(f"tag:{tag.pk}" for tag in article.tags.all()),
+            *(f"article:{link.target_id}" for link in related_links if link.target_id),
+            *(title_key(link.title) for link in related_links if not link.target_id),
+            *article_keys([*referenced_by, *more_on_topics]),
+            *article_keys(item for item in (previous, following) if item),
+        )
         return super().get_context_data(
-            related_links=[link for link in article.related_links.all() if link.is_public],
-            referenced_by=Article.objects.referencing(article).only("title", "slug"),
-            more_on_topics=Article.objects.more_on_these_topics(article),
+            related_links=related_links,
+            referenced_by=referenced_by,
+            more_on_topics=more_on_topics,
             topic=topic,
             previous_article=previous,
             next_article=following,
@@ -78,7 +107,7 @@ class TagListView(ListView):
         return public_tags()
 
 
-class TagDetailView(ListView):
+class TagDetailView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
     template_name = "news/tag_detail.html"
@@ -86,6 +115,7 @@ class TagDetailView(ListView):
 
     def get_queryset(self):
         self.tag = get_object_or_404(public_tags(), slug=self.kwargs["slug"])
+        depends_on(self.request, f"tag:{self.tag.pk}")
         articles = Article.objects.for_list().filter(tags=self.tag)
         if self.timeline:
             return articles.order_by("event_date", "published_at", "pk")
@@ -95,7 +125,7 @@ class TagDetailView(ListView):
         return super().get_context_data(tag=self.tag, timeline=self.timeline, **kwargs)
 
 
-class ArchiveView(ListView):
+class ArchiveView(ArticlesPageMixin, ListView):
     """Published articles by event date: a year, or a month of it."""
 
     paginate_by = settings.SKILLO_PAGE_SIZE
@@ -115,7 +145,7 @@ class ArchiveView(ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        if not context["paginator"].count:
+        if not context["articles"]:
             raise Http404("No articles in this period.")
         published = Article.objects.published()
         context.update(

@@ -52,8 +52,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Whole public pages for anonymous readers; a hit skips everything below it, so the
+    # stored response already carries the headers the middleware below adds.
+    "news.pagecache.PageCacheMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -75,6 +78,13 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+# Behind reverse proxies, how many of them append to X-Forwarded-For: lockouts then
+# follow the reader's address rather than the proxy's. With 0 (no proxy) the header is
+# ignored, since a client can write anything in it.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "skillo.proxy.client_address"
+# An expired or missing CSRF token gets the site's 403 page, saying what to do.
+CSRF_FAILURE_VIEW = "news.errors.csrf_failure"
 # Staff are the only accounts; a refused or missing ?next= lands them in the admin.
 LOGIN_URL = "admin:login"
 LOGIN_REDIRECT_URL = "admin:index"
@@ -121,8 +131,41 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A kept connection is tested before a request reuses it, so one broken by a
+        # database restart is replaced instead of failing that request (news.outage).
+        conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A stopped or hung server fails a request within seconds (a 503, news.outage)
+    # instead of holding a worker; ?connect_timeout= in DATABASE_URL overrides it.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 3)
+
+
+def cache_from_url(url):
+    """``locmem://`` (the default), ``redis://host:port/db`` or ``dummy://``."""
+    scheme = url.partition("://")[0]
+    if scheme in {"redis", "rediss", "unix"}:
+        # A short socket timeout so a Redis outage slows nothing down: the site then
+        # serves pages uncached (news.pagecache) instead of waiting on it.
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "skillo"),
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    if scheme == "dummy":
+        return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    if scheme == "locmem":
+        return {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": url.partition("://")[2] or "skillo",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    raise ValueError(f"CACHE_URL: unsupported cache {url!r} (use locmem://, redis:// or dummy://)")
+
+
+CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL") or "locmem://")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -147,6 +190,12 @@ STORAGES = {
 }
 
 TAGGIT_CASE_INSENSITIVE = True
+
+# Whole-page cache for anonymous readers (news.pagecache): how long a CDN or proxy in
+# front may keep a page, and whether Skillo keeps pages itself.
+SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
+SKILLO_PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", "3600"))
+SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.

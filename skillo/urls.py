@@ -1,13 +1,24 @@
 from django.contrib import admin
-from django.contrib.sitemaps.views import sitemap
+from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
 from news.sitemaps import SITEMAPS
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    # An index of sitemap pages of at most 1,000 addresses each, however big the archive.
+    path(
+        "sitemap.xml",
+        index,
+        {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap-section"},
+        name="sitemap",
+    ),
+    path("sitemaps/<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"),
     path("", include("news.urls")),
 ]
 
+handler400 = "news.errors.bad_request"
+handler403 = "news.errors.permission_denied"
 handler404 = "news.views.page_not_found"
+# A database outage is a 503 with Retry-After; any other error the static 500 page.
+handler500 = "news.outage.server_error"

@@ -52,6 +52,29 @@ def count_queries(client, url):
 
 
 @pytest.fixture(autouse=True)
+def page_cache_off(request, settings):
+    """Whole-page caching is tested on its own (tests/test_pagecache.py, marked
+    ``page_cache``); elsewhere a test that edits and re-reads sees its edit at once,
+    since pytest-django's transactions never commit and so never purge."""
+    settings.SKILLO_PAGE_CACHE = request.node.get_closest_marker("page_cache") is not None
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # The real hasher is deliberately slow; tests log in hundreds of times.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A real redis-server for the session (make test installs Debian's package)."""
+    import shutil
+
+    from tests.redis_server import RedisServer
+
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (apt-get install -y redis-server)")
+    server = RedisServer()
+    server.start()
+    yield server
+    server.close()

@@ -114,17 +114,42 @@ def test_feed_queries_do_not_grow(client, url):
 # Sitemaps and robots.txt
 
 
+def sitemap_entries(client):
+    """Every <url> of every sitemap the index at /sitemap.xml lists: {loc: lastmod}."""
+    entries = {}
+    for location in xml(client, "/sitemap.xml").iterfind("sm:sitemap/sm:loc", NS):
+        page = xml(client, location.text.removeprefix("http://testserver"))
+        for url in page.findall("sm:url", NS):
+            entries[url.findtext("sm:loc", namespaces=NS)] = url.findtext(
+                "sm:lastmod", namespaces=NS
+            )
+    return entries
+
+
 def test_sitemap_lists_articles_tags_and_home(client, world):
-    root = xml(client, "/sitemap.xml")
-    entries = {
-        url.findtext("sm:loc", namespaces=NS): url.findtext("sm:lastmod", namespaces=NS)
-        for url in root.findall("sm:url", NS)
-    }
+    entries = sitemap_entries(client)
     article_url = f"http://testserver{world[0].get_absolute_url()}"
     assert entries[article_url] == world[0].updated_at.date().isoformat()
     assert "http://testserver/tags/pytorch/" in entries
     assert "http://testserver/" in entries
-    assert_hidden(client.get("/sitemap.xml").content.decode(), world)
+    for section in ("home", "articles", "tags"):
+        page = client.get(f"/sitemaps/{section}.xml").content.decode()
+        assert_hidden(page, world)
+
+
+def test_sitemap_index_pages_a_big_archive(client, settings):
+    from news.sitemaps import ArticleSitemap
+
+    ArticleSitemap.limit = 2
+    try:
+        articles = ArticleFactory.create_batch(5)
+        entries = sitemap_entries(client)
+    finally:
+        from news.sitemaps import PAGE_SIZE
+
+        ArticleSitemap.limit = PAGE_SIZE
+    for article in articles:
+        assert f"http://testserver{article.get_absolute_url()}" in entries
 
 
 def test_news_sitemap_has_only_the_last_two_days(client, world):
@@ -154,7 +179,9 @@ def test_robots_txt_names_sitemaps_and_keeps_crawlers_out_of_admin(client):
     assert "Sitemap: http://testserver/sitemap-news.xml" in lines
 
 
-@pytest.mark.parametrize("url", ["/sitemap.xml", "/sitemap-news.xml"])
+@pytest.mark.parametrize(
+    "url", ["/sitemap.xml", "/sitemaps/articles.xml", "/sitemaps/tags.xml", "/sitemap-news.xml"]
+)
 def test_sitemap_queries_do_not_grow(client, url):
     counts = []
     for n in (1, 20):

@@ -1,0 +1,48 @@
+"""The 400 and 403 pages (handler400, handler403 and CSRF_FAILURE_VIEW).
+
+They reveal nothing: no exception text (it can hold the Host header or a setting's name),
+no path, no traceback. The public pages are in the site's design but without the
+header's topics, the only part of it that reads the database or the cache, so a flood
+of bad requests costs no more than a static page. A refusal inside the admin is shown
+in the admin's own design.
+"""
+
+from django.contrib import admin
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.shortcuts import render
+
+from . import admin as news_admin
+
+NO_TOPICS = {"main_tags": ()}
+TOO_LARGE = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
+LIMITS = {
+    "body": f"{news_admin.MAX_BODY_CHARS:,}",
+    "sources": news_admin.MAX_SOURCES,
+    "related_links": news_admin.MAX_RELATED_LINKS,
+    "tags": news_admin.MAX_TAGS,
+}
+
+
+def bad_request(request, exception):
+    context = {**NO_TOPICS, "too_large": isinstance(exception, TOO_LARGE), "limits": LIMITS}
+    return render(request, "400.html", context, status=400)
+
+
+def permission_denied(request, exception):
+    return forbidden(request, csrf=False)
+
+
+def csrf_failure(request, reason=""):
+    return forbidden(request, csrf=True)
+
+
+def forbidden(request, csrf):
+    match = request.resolver_match
+    if match is not None and match.app_name == admin.site.name:
+        context = {
+            **admin.site.each_context(request),
+            "title": "Form expired" if csrf else "Permission denied",
+            "csrf": csrf,
+        }
+        return render(request, "admin/403.html", context, status=403)
+    return render(request, "403.html", {**NO_TOPICS, "csrf": csrf}, status=403)

@@ -1,0 +1,359 @@
+"""Whole-page caching for anonymous readers (news.pagecache, news.purge).
+
+Each test runs against local memory and against a real redis-server. Edits run inside
+``committed()`` so that their on-commit purges run as they would in production.
+"""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from news.models import Article, PendingPurge
+from tests.factories import ArticleFactory, RelatedLinkFactory
+
+pytestmark = [pytest.mark.page_cache, pytest.mark.django_db]
+
+
+@pytest.fixture(params=["locmem", "redis"])
+def cache_backend(request, settings, monkeypatch):
+    if request.param == "redis":
+        redis = request.getfixturevalue("redis_server")
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": redis.url,
+                "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+            }
+        }
+    from django.core.cache import cache
+
+    from news import pagecache
+
+    cache.clear()
+    # A cache error in an earlier test must not keep this one from using the cache, and
+    # the once-a-second look for missed purges (a query) must not land mid-test.
+    monkeypatch.setattr(pagecache, "PENDING_CHECK_INTERVAL", 3600)
+    pagecache._state.update(
+        down_until=0.0, next_pending_check=time.monotonic() + 3600, failed_since_check=False
+    )
+    return request.param
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Run edits as if committed: their purges run when the block ends."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def later(time_machine):
+    """Move the clock on: a page built just after a purge is not stored (it might have
+    read data from before it), so tests that want a stored page wait a little."""
+    time_machine.move_to(timezone.now(), tick=True)
+    return lambda seconds=3: time_machine.shift(timedelta(seconds=seconds))
+
+
+@pytest.fixture
+def reader(client, cache_backend, later):
+    """An anonymous reader; ``reader.cached(url)`` says whether the page came from the
+    cache (no SQL at all)."""
+
+    def cached(url):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200, url
+        return len(queries) == 0
+
+    client.cached = cached
+    client.later = later
+    return client
+
+
+@pytest.fixture
+def story(committed, later):
+    with committed():
+        other = ArticleFactory(title="Other story", tags=["python"])
+        article = ArticleFactory(title="Big story", tags=["python", "llm"])
+        RelatedLinkFactory(article=other, target=article)
+    later()
+    return article
+
+
+def text(response):
+    return response.content.decode()
+
+
+def warm(reader, *urls):
+    for url in urls:
+        assert reader.get(url).status_code == 200
+    for url in urls:
+        assert reader.cached(url), f"{url} was not served from the cache"
+
+
+PUBLIC_PAGES = [
+    "news:index",
+    "news:tags",
+    "news:feed",
+    "news:feed-atom",
+    "sitemap",
+    "news:sitemap-news",
+    "news:robots",
+    "news:about-editorial",
+]
+
+
+@pytest.mark.parametrize("name", PUBLIC_PAGES)
+def test_anonymous_pages_are_served_whole_from_the_cache(reader, story, name):
+    url = reverse(name)
+    first = reader.get(url)
+    assert reader.cached(url)
+    assert reader.get(url).content == first.content
+
+
+def test_article_tag_and_archive_pages_are_cached(reader, story):
+    year = story.event_date.year
+    warm(
+        reader,
+        story.get_absolute_url(),
+        reverse("news:tag", args=["python"]),
+        reverse("news:tag-timeline", args=["python"]),
+        reverse("news:tag-feed", args=["python"]),
+        reverse("news:archive-year", args=[year]),
+        reverse("news:archive-month", args=[year, story.event_date.month]),
+    )
+
+
+def test_query_parameters_other_than_page_share_the_cached_page(reader, story):
+    warm(reader, "/")
+    assert reader.cached("/?utm_source=newsletter&x=1")
+
+
+def test_editing_an_article_purges_every_page_that_shows_it(reader, story, committed):
+    other = Article.objects.get(title="Other story")
+    pages = [
+        story.get_absolute_url(),
+        "/",
+        reverse("news:tag", args=["llm"]),
+        reverse("news:feed"),
+        # It relates to this one, so it shows the title.
+        other.get_absolute_url(),
+    ]
+    warm(reader, *pages)
+    with committed():
+        story.title = "Bigger story"
+        story.save()
+    for url in pages:
+        assert "Bigger story" in text(reader.get(url)), url
+
+
+def test_editing_an_article_leaves_unrelated_pages_cached(reader, story, committed):
+    with committed():
+        loner = ArticleFactory(title="Unrelated story", tags=["rust"])
+    reader.later()
+    warm(reader, loner.get_absolute_url(), reverse("news:tag", args=["rust"]))
+    with committed():
+        story.summary = "A new summary."
+        story.save()
+    assert reader.cached(loner.get_absolute_url())
+    assert reader.cached(reverse("news:tag", args=["rust"]))
+
+
+def test_publishing_a_draft_shows_it_on_cached_lists_and_links(reader, story, committed):
+    with committed():
+        draft = ArticleFactory(title="Fresh story", tags=["llm"], draft=True)
+        RelatedLinkFactory(article=story, target=None, title="Fresh story")
+    reader.later()
+    pages = ["/", reverse("news:tag", args=["llm"]), reverse("news:feed")]
+    warm(reader, *pages, story.get_absolute_url())
+    assert "Fresh story</a>" not in text(reader.get(story.get_absolute_url()))
+    with committed():
+        draft.status = Article.Status.PUBLISHED
+        draft.save()
+    for url in pages:
+        assert "Fresh story" in text(reader.get(url)), url
+    # The "See also" title becomes a link the moment the article exists.
+    assert f'href="{draft.get_absolute_url()}"' in text(reader.get(story.get_absolute_url()))
+
+
+def test_unpublishing_removes_it_from_cached_pages(reader, story, committed):
+    warm(reader, "/", story.get_absolute_url(), reverse("news:tag", args=["llm"]))
+    with committed():
+        story.status = Article.Status.DRAFT
+        story.save()
+    assert reader.get(story.get_absolute_url()).status_code == 404
+    assert "Big story" not in text(reader.get("/"))
+    # Its only article in this topic is gone: the topic page is gone with it.
+    assert reader.get(reverse("news:tag", args=["llm"])).status_code == 404
+
+
+def test_deleting_answers_410_and_leaves_the_lists(reader, story, committed):
+    url = story.get_absolute_url()
+    warm(reader, "/", url, reverse("sitemap"))
+    with committed():
+        story.delete()
+    assert reader.get(url).status_code == 410
+    assert "Big story" not in text(reader.get("/"))
+    assert url not in text(reader.get(reverse("sitemap")))
+
+
+def test_retagging_purges_the_old_and_the_new_topic(reader, story, committed):
+    pages = [reverse("news:tag", args=["python"]), reverse("news:tags")]
+    with committed():
+        ArticleFactory(title="Rust story", tags=["rust"])
+    reader.later()
+    pages.append(reverse("news:tag", args=["rust"]))
+    warm(reader, *pages)
+    with committed():
+        story.tags.set(["rust"])
+    assert "Big story" not in text(reader.get(pages[0]))
+    assert "Big story" in text(reader.get(pages[2]))
+
+
+def test_a_scheduled_article_appears_on_cached_lists_on_time(reader, story, committed, later):
+    with committed():
+        ArticleFactory(
+            title="Embargoed story",
+            tags=["llm"],
+            published_at=timezone.now() + timedelta(minutes=10),
+        )
+    later()
+    pages = ["/", reverse("news:tag", args=["llm"]), reverse("news:feed")]
+    warm(reader, *pages)
+    assert "Embargoed story" not in text(reader.get("/"))
+    later(11 * 60)
+    for url in pages:
+        assert "Embargoed story" in text(reader.get(url)), url
+
+
+def test_cdn_keeps_lists_no_longer_than_until_the_next_scheduled_article(reader, committed):
+    with committed():
+        ArticleFactory(title="Soon", published_at=timezone.now() + timedelta(seconds=30))
+        ArticleFactory(title="Now")
+    response = reader.get("/")
+    assert "s-maxage=60" not in response["Cache-Control"]
+    max_age = int(response["Cache-Control"].split("s-maxage=")[1].split(",")[0])
+    assert 0 < max_age <= 30
+
+
+def test_cache_control_lets_a_cdn_keep_public_pages(reader, story):
+    control = reader.get("/")["Cache-Control"]
+    for directive in ("public", "max-age=0", "s-maxage=60", "stale-while-revalidate="):
+        assert directive in control
+    assert "stale-if-error=86400" in control
+
+
+@pytest.mark.parametrize("page_cache", [False, True])
+def test_if_none_match_answers_304_without_a_body(reader, story, page_cache, settings):
+    # With the page cache off (PAGE_CACHE=0) pages still carry an ETag.
+    settings.SKILLO_PAGE_CACHE = page_cache
+    url = story.get_absolute_url()
+    first = reader.get(url)
+    again = reader.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again["ETag"] == first["ETag"]
+
+
+def test_if_modified_since_answers_304_for_a_cached_page(reader, story):
+    url = story.get_absolute_url()
+    first = reader.get(url)
+    assert reader.cached(url)
+    again = reader.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert again.status_code == 304
+    assert again.content == b""
+
+
+def test_an_edit_changes_the_etag(reader, story, committed):
+    etag = reader.get(story.get_absolute_url())["ETag"]
+    with committed():
+        story.body += "\n\nA correction."
+        story.save()
+    response = reader.get(story.get_absolute_url(), HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert "A correction." in text(response)
+
+
+@pytest.fixture
+def editor_client(client, django_user_model):
+    from django.test import Client
+
+    user = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Editors"))
+    editor = Client(HTTP_HOST="testserver")
+    editor.force_login(user)
+    return editor
+
+
+def test_logged_in_editors_never_get_a_cached_page(reader, story, editor_client):
+    warm(reader, story.get_absolute_url())
+    # A change that skips the signals (as another tool might): the cache cannot know.
+    Article.objects.filter(pk=story.pk).update(summary="Changed behind the cache")
+    assert "Changed behind the cache" not in text(reader.get(story.get_absolute_url()))
+    response = editor_client.get(story.get_absolute_url())
+    assert "Changed behind the cache" in text(response)
+    assert "private" in response["Cache-Control"]
+    assert "public" not in response["Cache-Control"]
+
+
+def test_editor_visit_stores_nothing(reader, story, editor_client):
+    url = story.get_absolute_url()
+    editor_client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        reader.get(url)
+    assert len(queries) > 0
+
+
+def test_cached_responses_carry_no_cookies(reader, story, editor_client):
+    url = story.get_absolute_url()
+    reader.get(url)
+    response = reader.get(url)
+    assert not response.cookies
+    assert "Set-Cookie" not in response
+    assert "sessionid" not in str(response.serialize_headers())
+
+
+def test_previews_of_drafts_are_never_cached(reader, editor_client, committed):
+    with committed():
+        draft = ArticleFactory(title="Secret draft", draft=True)
+    reader.later()
+    assert editor_client.get(draft.get_absolute_url()).status_code == 200
+    assert reader.get(draft.get_absolute_url()).status_code == 404
+
+
+def test_not_found_pages_are_not_cached(reader, committed):
+    reader.get("/articles/not-yet/")
+    with committed():
+        article = ArticleFactory(title="Not yet")
+    assert article.slug == "not-yet"
+    assert reader.get("/articles/not-yet/").status_code == 200
+
+
+@pytest.mark.parametrize("cache_backend", ["redis"], indirect=True)
+def test_missed_purges_are_applied_when_redis_returns(
+    reader, story, committed, redis_server, monkeypatch
+):
+    from news import pagecache
+
+    # Try the cache again at once after an error (normally a second later).
+    monkeypatch.setattr(pagecache, "RETRY_AFTER_ERROR", 0)
+    url = story.get_absolute_url()
+    warm(reader, url)
+    redis_server.stop()
+    # Redis is down: pages are still served (uncached) and editors' saves still work.
+    assert reader.get(url).status_code == 200
+    with committed():
+        story.title = "Edited during the outage"
+        story.save()
+    assert PendingPurge.objects.count() == 1
+    assert "Edited during the outage" in text(reader.get(url))
+    # Redis comes back with the page it held before the edit.
+    redis_server.start()
+    reader.later()
+    assert "Edited during the outage" in text(reader.get(url))
+    assert PendingPurge.objects.count() == 0

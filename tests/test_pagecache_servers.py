@@ -1,0 +1,154 @@
+"""Two app servers sharing one Redis: an edit through one is visible through the other.
+
+Real processes (gunicorn, one worker each) on 127.0.0.1, a real redis-server and a
+shared SQLite database; an editor unpublishes and republishes through the admin of
+server A while a reader reads through server B.
+"""
+
+import http.cookiejar
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED_SLUG
+from tests.redis_server import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+TITLE = "PyTorch 2.4 Released"
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="runs its own servers on a SQLite file; once, in the SQLite pass, is enough",
+)
+
+
+class Browser:
+    """urllib with cookies, enough to log in to the Django admin and post a form."""
+
+    def __init__(self, base):
+        self.base = base
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+
+    def get(self, path):
+        try:
+            with self.opener.open(self.base + path, timeout=20) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def post(self, path, data, referer):
+        request = urllib.request.Request(
+            self.base + path,
+            data=urllib.parse.urlencode(data, doseq=True).encode(),
+            headers={"Referer": self.base + referer},
+        )
+        with self.opener.open(request, timeout=20) as response:
+            return response.status, response.read().decode()
+
+    def csrf(self, html):
+        return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+
+
+def start_server(env, port):
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "skillo.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--no-control-socket",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/robots.txt", timeout=1)
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"gunicorn did not start on port {port}")
+
+
+@pytest.fixture(scope="module")
+def servers(redis_server, tmp_path_factory):
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed")
+    folder = tmp_path_factory.mktemp("servers")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings",
+        "DEBUG": "false",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "CACHE_URL": redis_server.url.replace("/0", "/1"),
+        "STATIC_ROOT": str(folder / "static"),
+    }
+    manage = [sys.executable, "manage.py"]
+    for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"], ["load_demo"]):
+        subprocess.run(manage + command, cwd=ROOT, env=env, check=True, capture_output=True)
+    ports = free_port(), free_port()
+    processes = [start_server(env, port) for port in ports]
+    yield [f"http://127.0.0.1:{port}" for port in ports]
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def article_action(editor, name):
+    status, page = editor.get("/admin/news/article/")
+    assert status == 200
+    rows = dict(re.findall(r'name="_version_(\d+)" value="(\d+)"', page))
+    pk = re.search(r'href="/admin/news/article/(\d+)/change/[^"]*">PyTorch 2.4', page).group(1)
+    version = rows[pk]
+    data = {
+        "csrfmiddlewaretoken": editor.csrf(page),
+        "action": name,
+        "_selected_action": pk,
+        f"_version_{pk}": version,
+        "index": "0",
+    }
+    return editor.post("/admin/news/article/", data, referer="/admin/news/article/")
+
+
+def test_an_edit_through_one_server_is_seen_through_the_other_at_once(servers):
+    server_a, server_b = servers
+    reader = Browser(server_b)
+    article = f"/articles/{SHARED_SLUG}/"
+    for _ in range(2):  # The second visit of each page is served from Redis.
+        assert reader.get(article)[0] == 200
+        assert TITLE in reader.get("/")[1]
+
+    editor = Browser(server_a)
+    status, page = editor.get("/admin/login/")
+    status, page = editor.post(
+        "/admin/login/?next=/admin/",
+        {"csrfmiddlewaretoken": editor.csrf(page), "username": "editor", "password": "editor"},
+        referer="/admin/login/",
+    )
+    assert "Log out" in page or "logout" in page
+
+    status, page = article_action(editor, "unpublish_selected")
+    assert status == 200
+    assert reader.get(article)[0] == 404
+    assert TITLE not in reader.get("/")[1]
+
+    article_action(editor, "publish_selected")
+    assert reader.get(article)[0] == 200
+    assert TITLE in reader.get("/")[1]
