@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from .models import Article, public_tags
+from .templatetags.news import xml_text
 
 FEED_SIZE = 20
 
@@ -22,14 +23,16 @@ class LatestArticlesFeed(Feed):
     def items(self):
         return self.articles()[:FEED_SIZE]
 
+    # Typed text goes through xml_text(): one stray control character would otherwise
+    # make Django refuse to write the feed at all (a 500 for every reader).
     def item_title(self, item):
-        return item.title
+        return xml_text(item.title)
 
     def item_description(self, item):
-        return render_to_string("news/feed_item.html", {"article": item})
+        return xml_text(render_to_string("news/feed_item.html", {"article": item}))
 
     def item_categories(self, item):
-        return [tag.name for tag in item.tags.all()]
+        return [xml_text(tag.name) for tag in item.tags.all()]
 
     def item_pubdate(self, item):
         return item.published_at
@@ -48,10 +51,10 @@ class TagFeed(LatestArticlesFeed):
         return get_object_or_404(public_tags(), slug=slug)
 
     def title(self, tag):
-        return f"Skillo: {tag.name}"
+        return f"Skillo: {xml_text(tag.name)}"
 
     def description(self, tag):
-        return f"The latest Skillo articles tagged {tag.name}."
+        return f"The latest Skillo articles tagged {xml_text(tag.name)}."
 
     def link(self, tag):
         return reverse("news:tag", kwargs={"slug": tag.slug})

@@ -23,6 +23,8 @@ ALLOWED_ATTRIBUTES = {
     "td": {"align"},
     "th": {"align"},
     "ol": {"start"},
+    # Nothing on every tag: without this entry nh3 keeps its own defaults (title, lang).
+    "*": set(),
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 

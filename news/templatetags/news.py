@@ -1,4 +1,5 @@
 import json
+import re
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
@@ -12,12 +13,21 @@ register = template.Library()
 
 # The characters that could end a <script> element or open a comment inside it.
 _SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+# Characters XML 1.0 cannot hold at all, even escaped (a control character pasted into a
+# title, say): a feed or sitemap must leave them out, or it fails or cannot be read.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @register.filter
 def tag_url(tag):
     """The one place tag URLs are built: taggit's Tag has no get_absolute_url()."""
     return reverse("news:tag", kwargs={"slug": tag.slug})
+
+
+@register.filter(is_safe=True)
+def xml_text(value):
+    """``value`` without the characters that XML cannot carry."""
+    return _NOT_XML.sub("", str(value))
 
 
 @register.filter

@@ -1,0 +1,1 @@
+"""Benchmarks and load tests (see README, "Benchmarks"); not part of the site."""

@@ -1,0 +1,111 @@
+"""Child process of bench/pages.py and bench/load.py: picks the benchmark's URLs in a
+seeded database and times each page in-process (django.test.Client), printing JSON.
+
+    DJANGO_SETTINGS_MODULE=bench.settings DATABASE_URL=... PAGE_CACHE=0 \\
+        python -m bench._inprocess [--repeat 11] [--pick-only | --count-only]
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+
+def pick_urls():
+    """The pages to measure, as (name, path), chosen to be realistic and heavy: the most
+    used topic, an article with several tags, sources and related links."""
+    from django.db.models import Count
+    from django.urls import reverse
+
+    from news.models import Article, public_tags
+    from news.synthetic import COMMON_WORD
+
+    published = Article.objects.published()
+    recent = list(published.order_by("-published_at").values_list("pk", flat=True)[:500])
+    article = (
+        Article.objects.filter(pk__in=recent, related_links__target__isnull=False)
+        .annotate(
+            n_tags=Count("tagged_items", distinct=True),
+            n_sources=Count("sources", distinct=True),
+            n_links=Count("related_links", distinct=True),
+        )
+        .filter(n_tags__gte=3, n_sources__gte=2, n_links__gte=2)
+        .order_by("-published_at")
+        .first()
+    ) or published.order_by("-published_at").first()
+    tag = public_tags().order_by("-article_count", "name").first()
+    years = published.dates("event_date", "year")
+    # The year before the latest one is complete: a full archive page.
+    year = years[max(0, len(years) - 2)].year
+    months = published.filter(event_date__year=year).dates("event_date", "month")
+    month = months[len(months) // 2].month
+    return [
+        ("home", "/"),
+        ("home page 2", "/?page=2"),
+        ("article", article.get_absolute_url()),
+        ("tag", reverse("news:tag", args=[tag.slug])),
+        ("tag timeline", reverse("news:tag-timeline", args=[tag.slug])),
+        ("archive year", reverse("news:archive-year", args=[year])),
+        ("archive month", reverse("news:archive-month", args=[year, month])),
+        ("tag index", reverse("news:tags")),
+        ("search", f"{reverse('news:search')}?q={COMMON_WORD}"),
+        ("RSS feed", reverse("news:feed")),
+        ("tag feed", reverse("news:tag-feed", args=[tag.slug])),
+        ("sitemap.xml", reverse("sitemap")),
+        ("news sitemap", reverse("news:sitemap-news")),
+    ]
+
+
+def measure(client, path, repeat):
+    """Queries of one request and the median of ``repeat`` timed ones, after a warm-up."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    response = client.get(path)
+    if response.status_code != 200:
+        raise SystemExit(f"GET {path} answered {response.status_code}")
+    with CaptureQueriesContext(connection) as captured:
+        client.get(path)
+    # Counted now: the captured list is a view of the connection's log, which the next
+    # request clears.
+    queries = len(captured)
+    # Timed without capturing: recording each query's SQL costs time too.
+    timings = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        client.get(path)
+        timings.append(time.perf_counter() - started)
+    return queries, statistics.median(timings) * 1000
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=11)
+    parser.add_argument("--pick-only", action="store_true", help="the URLs, no timing")
+    parser.add_argument("--count-only", action="store_true", help="how many articles")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    if args.count_only:
+        from news.models import Article
+
+        json.dump({"articles": Article.objects.count()}, sys.stdout)
+        return
+    pages = pick_urls()
+    results = []
+    if not args.pick_only:
+        client = Client(HTTP_HOST="127.0.0.1")
+        for name, path in pages:
+            queries, median_ms = measure(client, path, args.repeat)
+            print(f"  {name:<14} {queries:>3} queries {median_ms:>8.1f} ms", file=sys.stderr)
+            results.append({"page": name, "queries": queries, "median_ms": median_ms})
+    json.dump({"pages": pages, "results": results}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Page benchmark (issue 5): what each public page costs, uncached and cached.
+
+    .venv/bin/python bench/pages.py                 # SQLite and PostgreSQL, 1,000 and 100,000
+    .venv/bin/python bench/pages.py --quick         # smoke run: 200 articles, 1-second runs
+    .venv/bin/python bench/pages.py --databases sqlite --sizes 1000,5000 --duration 5
+
+For each database and size it creates a fresh database, migrates, runs seed_synthetic
+(tags: 500 at 1,000 articles, 5,000 at 100,000; see _server.tags_for), then
+
+- in-process with django.test.Client and the page cache off (PAGE_CACHE=0): SQL queries
+  and median server time of each page;
+- over HTTP with wrk against gunicorn (2 workers, bench.settings, page cache on): each
+  page's requests/s and p50/p99 latency, each followed by the same measurement of a
+  minimal view that returns the article page's bytes from memory through the same
+  middleware; the ratio of the two says how close a cached page comes to Django's floor.
+
+PostgreSQL is a throwaway cluster on 127.0.0.1 (skipped with a message if initdb is not
+installed). Only loopback traffic. Progress goes to stderr; the table to stdout.
+"""
+
+import argparse
+import contextlib
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._server import (
+    BenchError,
+    Gunicorn,
+    PostgresCluster,
+    django_env,
+    exit_cleanly_on_sigterm,
+    find_postgres,
+    log,
+    log_tail,
+    manage,
+    prepare_database,
+    run_json,
+    tags_for,
+    wrk,
+)
+
+MINIMAL = "minimal view"
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--databases", default="sqlite,postgres", help="sqlite,postgres")
+    parser.add_argument("--sizes", default="1000,100000", help="article counts")
+    parser.add_argument("--duration", type=float, default=3, help="seconds per wrk run")
+    parser.add_argument("--warmup", type=float, default=1, help="seconds of wrk warm-up")
+    parser.add_argument("--repeat", type=int, default=7, help="timed in-process requests")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--quick", action="store_true", help="200 articles, 1-second runs")
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.duration, args.warmup, args.repeat = "200", 1, 1, 3
+    args.databases = [db.strip() for db in args.databases.split(",") if db.strip()]
+    args.sizes = [int(size) for size in args.sizes.split(",")]
+    unknown = set(args.databases) - {"sqlite", "postgres"}
+    if unknown or not args.databases:
+        parser.error(f"--databases: sqlite and/or postgres, not {', '.join(unknown)}")
+    if min(args.sizes) < 50:
+        parser.error("--sizes: at least 50 articles (the pages need content)")
+    return args
+
+
+def measure_http(server, pages, args):
+    """wrk over each page, each followed by the minimal view; rows keyed by page name."""
+    figures = {}
+
+    def run(path, duration=args.duration):
+        figures = wrk(server.base_url + path, duration, args.connections, args.threads)
+        # wrk leaves up to one request per connection queued in the server (slow pages
+        # too, whose requests timed out): let them finish before the next run.
+        server.get("/robots.txt", timeout=300)
+        return figures
+
+    run("/bench/minimal/", args.warmup)
+    for name, path in pages:
+        server.get(path)  # a 200, or stop here
+        run(path, args.warmup)
+        page, floor = run(path), run("/bench/minimal/")
+        if page["not_2xx"] or floor["not_2xx"]:
+            raise BenchError(f"{name}: answers other than 2xx under load: {page}, {floor}")
+        if floor["socket_errors"] or not floor["requests"]:
+            raise BenchError(f"the minimal view failed under load: {floor}")
+        # A slow uncached page (search) may see timeouts: a result, shown in the table.
+        page["ratio"] = page["rps"] / floor["rps"]
+        figures[name] = page
+        figures.setdefault(MINIMAL, []).append(floor)
+        log(f"  {name:<14} {page['rps']:>8.0f} req/s, minimal view {floor['rps']:>8.0f} req/s")
+    floors = figures.pop(MINIMAL)
+    figures[MINIMAL] = {
+        key: statistics.mean(run[key] for run in floors) for key in ("rps", "p50_us", "p99_us")
+    }
+    figures[MINIMAL]["ratio"] = 1.0
+    return figures
+
+
+def bench_one(database, size, args, workdir, cluster):
+    """Every figure for one database at one size, as table rows."""
+    log(f"== {database}, {size:,} articles, {tags_for(size):,} tags")
+    if database == "sqlite":
+        url = f"sqlite:///{workdir}/bench-{size}.sqlite3"
+    else:
+        url = cluster.create_database(f"bench_{size}")
+    minimal_page = workdir / "minimal.html"
+    env = django_env(url, workdir / "static", BENCH_MINIMAL_PAGE=str(minimal_page), PAGE_CACHE="1")
+    seconds = prepare_database(env, size, tags_for(size), timeout=3600)
+    log(f"   seeded in {seconds:.0f} s; in-process, page cache off:")
+    uncached = run_json(
+        {**env, "PAGE_CACHE": "0"}, "bench._inprocess", "--repeat", str(args.repeat),
+        timeout=3600,
+    )  # fmt: skip
+    pages = [tuple(page) for page in uncached["pages"]]
+    log("   gunicorn + wrk, page cache on:")
+    with Gunicorn(env, workdir / "gunicorn.log", workers=args.workers) as server:
+        minimal_page.write_bytes(server.get(dict(pages)["article"]))
+        cached = measure_http(server, pages, args)
+    if database == "sqlite":
+        # 1.5 GB at 100,000 articles; PostgreSQL's go with the cluster.
+        Path(url.removeprefix("sqlite:///")).unlink()
+    by_page = {result["page"]: result for result in uncached["results"]}
+    return [
+        {
+            "database": database,
+            "articles": size,
+            "page": name,
+            "queries": by_page.get(name, {}).get("queries"),
+            "median_ms": by_page.get(name, {}).get("median_ms"),
+            "socket_errors": cached[name].get("socket_errors"),
+            **{key: cached[name][key] for key in ("rps", "p50_us", "p99_us", "ratio")},
+        }
+        for name in [*(name for name, _ in pages), MINIMAL]
+    ]
+
+
+def scale_column(rows, sizes):
+    """Median server time at the largest size over the smallest, per database and page."""
+    if len(sizes) < 2:
+        return None
+    small, large = min(sizes), max(sizes)
+    times = {(r["database"], r["articles"], r["page"]): r["median_ms"] for r in rows}
+    for row in rows:
+        before = times.get((row["database"], small, row["page"]))
+        if row["articles"] == large and before and row["median_ms"]:
+            row["scale"] = row["median_ms"] / before
+    return f"server ms {large:,}/{small:,}"
+
+
+def print_table(rows, scale_title):
+    def number(value, digits=1):
+        return "" if value is None else f"{value:,.{digits}f}"
+
+    columns = [
+        "database", "articles", "page", "queries", "median server ms (uncached)",
+        "req/s (cached)", "p50 ms", "p99 ms", "ratio to minimal view",
+    ]  # fmt: skip
+    if scale_title:
+        columns.append(scale_title)
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "|".join("---" if i < 3 else "---:" for i in range(len(columns))) + "|")
+    for row in rows:
+        errors = row.get("socket_errors")
+        cells = [
+            row["database"], f"{row['articles']:,}",
+            row["page"] + (f" ({errors} socket errors)" if errors else ""),
+            "" if row["queries"] is None else str(row["queries"]), number(row["median_ms"]),
+            number(row["rps"], 0), number(row["p50_us"] / 1000), number(row["p99_us"] / 1000),
+            number(row["ratio"], 2),
+        ]  # fmt: skip
+        if scale_title:
+            cells.append(number(row.get("scale"), 1) + ("x" if row.get("scale") else ""))
+        print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    args = parse_args()
+    exit_cleanly_on_sigterm()
+    started = time.monotonic()
+    if "postgres" in args.databases and find_postgres() is None:
+        log("PostgreSQL server not found (initdb, pg_ctl): measuring SQLite only.")
+        args.databases = [db for db in args.databases if db != "postgres"]
+        if not args.databases:
+            return 0
+    workdir = Path(tempfile.mkdtemp(prefix="skillo-bench-"))
+    rows = []
+    try:
+        manage(django_env("sqlite://:memory:", workdir / "static"), "collectstatic",
+               "--noinput", "--verbosity", "0", timeout=300)  # fmt: skip
+        for database in args.databases:
+            cluster = PostgresCluster() if database == "postgres" else None
+            with cluster or contextlib.nullcontext():
+                for size in args.sizes:
+                    rows += bench_one(database, size, args, workdir, cluster)
+    except BenchError as error:
+        log(f"Benchmark failed: {error}")
+        log_tail(workdir / "gunicorn.log")
+        return 1
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print_table(rows, scale_column(rows, args.sizes))
+    log(f"Total {time.monotonic() - started:.0f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+import time
+
+import factory.random
+from django.contrib.contenttypes.models import ContentType
+from django.core.cache import cache
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, reset_queries, transaction
+from taggit.models import Tag, TaggedItem
+
+from news import purge, synthetic
+from news.context_processors import MAIN_TAGS_KEY
+from news.models import Article, RelatedLink, RetiredSlug, Source
+from news.slugs import slug_from_title
+from news.synthetic import rng
+
+# Rendered Markdown bodies shared by the articles (see news/synthetic.py): one per ten
+# articles, at most this many; rendering them is most of a small run's time.
+MAX_BODY_POOL = 300
+PROGRESS_STEPS = 10
+
+
+class Command(BaseCommand):
+    help = (
+        "Add synthetic articles (with sources, related links and Zipf-distributed tags) "
+        "for benchmarks: about 3% drafts, 1% scheduled, 30% backdated. Inserts in "
+        "batches, one transaction each, bypassing Article.save()."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--articles", type=int, required=True, help="how many articles")
+        parser.add_argument("--tags", type=int, required=True, help="how many distinct tags")
+        parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+        parser.add_argument("--batch-size", type=int, default=1000, help="articles a batch")
+
+    def handle(self, *args, articles, tags, seed, batch_size, **options):
+        check_arguments(articles, tags, batch_size)
+        self.verbosity, self.batch_size = options["verbosity"], batch_size
+        started = time.perf_counter()
+        factory.random.reseed_random(seed)
+        with transaction.atomic():
+            tag_rows = ensure_tags(synthetic.tag_names(tags))
+        seeder = Seeder(tag_rows, pool_size=min(articles // 10 + 1, MAX_BODY_POOL))
+        done = 0
+        while done < articles:
+            size = min(batch_size, articles - done)
+            with transaction.atomic():
+                seeder.insert_batch(size)
+            # With DEBUG on Django keeps the last 9,000 queries, here megabytes each.
+            reset_queries()
+            done += size
+            self.progress(done, articles, started)
+        analyze()
+        # bulk_create sends no signals: drop what the site cached about articles and tags
+        # (the page cache drops every page when it is told nothing about the schedule).
+        cache.delete(MAIN_TAGS_KEY)
+        purge.publish_due_articles(None)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "
+                f"{seeder.counts['links']:,} related links and {seeder.counts['tagged']:,} "
+                f"taggings over {len(tag_rows):,} tags in {time.perf_counter() - started:.1f} s."
+            )
+        )
+
+    def progress(self, done, total, started):
+        # About PROGRESS_STEPS lines whatever the batch size.
+        previous = done - min(self.batch_size, done)
+        step = max(1, total // PROGRESS_STEPS)
+        if self.verbosity >= 1 and (done // step > previous // step or done == total):
+            elapsed = time.perf_counter() - started
+            self.stdout.write(f"  {done:>9,} / {total:,} articles, {elapsed:.1f} s")
+
+
+def check_arguments(articles, tags, batch_size):
+    if articles < 0:
+        raise CommandError("--articles must be 0 or more.")
+    if tags < 0:
+        raise CommandError("--tags must be 0 or more.")
+    if articles > 0 and tags == 0:
+        raise CommandError("--tags must be at least 1 when adding articles (each gets 1-6).")
+    if batch_size < 1:
+        raise CommandError("--batch-size must be at least 1.")
+
+
+def ensure_tags(names):
+    """Tag rows for ``names``, in the same (popularity) order; existing tags are reused,
+    matched case-insensitively as TAGGIT_CASE_INSENSITIVE does."""
+    existing = {tag.name.casefold(): tag for tag in Tag.objects.all()}
+    taken = set(Tag.objects.values_list("slug", flat=True))
+    # The ascii_tag_slug signal does not run in bulk_create: same slug rule, done here.
+    new = [
+        Tag(name=name, slug=synthetic.unique_slug(slug_from_title(name, "tag"), taken))
+        for name in names
+        if name.casefold() not in existing
+    ]
+    Tag.objects.bulk_create(new, batch_size=1000)
+    created = {tag.name.casefold(): tag for tag in new}
+    return [existing.get(name.casefold()) or created[name.casefold()] for name in names]
+
+
+class Seeder:
+    """Builds and inserts batches of articles, remembering what earlier batches made."""
+
+    def __init__(self, tags, pool_size):
+        self.tags = tags
+        self.tag_weights = synthetic.zipf_cumulative(len(tags))
+        self.tag_by_name = {tag.name.casefold(): tag for tag in tags}
+        self.pool = synthetic.body_pool(pool_size)
+        self.taken_slugs = set(Article.objects.values_list("slug", flat=True))
+        self.taken_slugs.update(RetiredSlug.objects.values_list("slug", flat=True))
+        self.content_type_id = ContentType.objects.get_for_model(Article).pk
+        self.known = []  # (pk, title) of the articles seeded so far: related-link targets
+        self.counts = {"sources": 0, "links": 0, "tagged": 0}
+
+    def insert_batch(self, size):
+        articles, sources, tags = [], [], []
+        for _ in range(size):
+            article, article_sources, article_tags = self.build_article()
+            articles.append(article)
+            sources += article_sources
+            tags.append(article_tags)
+        Article.objects.bulk_create(articles)
+        links = []
+        for article in articles:
+            # Links point back in time, to articles seeded before this one.
+            links += self.related_links(article)
+            self.known.append((article.pk, article.title))
+        tagged = [
+            TaggedItem(content_type_id=self.content_type_id, object_id=article.pk, tag=tag)
+            for article, article_tags in zip(articles, tags, strict=True)
+            for tag in article_tags
+        ]
+        for model, rows in ((Source, sources), (RelatedLink, links), (TaggedItem, tagged)):
+            model.objects.bulk_create(rows, batch_size=2000)
+        self.counts["sources"] += len(sources)
+        self.counts["links"] += len(links)
+        self.counts["tagged"] += len(tagged)
+
+    def build_article(self):
+        product = synthetic.zipf_pick(synthetic.PRODUCTS, synthetic.PRODUCT_WEIGHTS)
+        version = f"{rng.randint(1, 30)}.{rng.randint(0, 12)}"
+        article = synthetic.SyntheticArticleFactory.build(
+            pooled=rng.choice(self.pool), product=product, version=version
+        )
+        article.slug = synthetic.unique_slug(slug_from_title(article.title), self.taken_slugs)
+        sources = synthetic.build_sources(article, product, version)
+        tags = self.pick_tags(product)
+        # What refresh_search_extra() would store: search indexes tags and sources too.
+        article.search_extra = " ".join(
+            [tag.name for tag in tags] + [f"{s.title} {s.publisher}" for s in sources]
+        )
+        return article, sources, tags
+
+    def pick_tags(self, product):
+        """1-6 tags: the product's own tag when there is one, the rest by popularity."""
+        wanted = rng.randint(1, 6)
+        picked = {}
+        own = self.tag_by_name.get(product.casefold())
+        if own:
+            picked[own.pk] = own
+        for _ in range(wanted * 3):
+            if len(picked) >= wanted:
+                break
+            tag = synthetic.zipf_pick(self.tags, self.tag_weights)
+            picked[tag.pk] = tag
+        return list(picked.values())
+
+    def related_links(self, article):
+        """0-3 links: most to an earlier article, some by title alone (an existing
+        article's title, or one nobody has written yet)."""
+        links = []
+        for position in range(rng.choices(range(4), weights=[35, 30, 20, 15])[0]):
+            roll = rng.random()
+            if self.known and roll < 0.7:
+                pk, title = rng.choice(self.known)
+                links.append(RelatedLink(article=article, target_id=pk, title=title))
+            elif self.known and roll < 0.85:
+                links.append(RelatedLink(article=article, title=rng.choice(self.known)[1]))
+            else:
+                wanted = synthetic.headline(rng.choice(synthetic.PRODUCTS), "1.0")
+                links.append(RelatedLink(article=article, title=wanted))
+            links[-1].position = position
+        return links
+
+
+def analyze():
+    # Fresh statistics, so the planner treats the seeded tables as it would in production
+    # (PostgreSQL's autovacuum would get there only later).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")

@@ -1,0 +1,131 @@
+"""manage.py seed_synthetic: realistic synthetic articles for benchmarks."""
+
+import statistics
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import Count
+from django.utils.html import escape
+from taggit.models import Tag
+
+from news.models import Article, RelatedLink, Source
+
+from .factories import ArticleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def seed(articles=200, tags=30, **options):
+    out = StringIO()
+    call_command("seed_synthetic", articles=articles, tags=tags, stdout=out, **options)
+    return out.getvalue()
+
+
+def test_seeds_the_requested_articles_and_tags():
+    output = seed(batch_size=64)
+    assert Article.objects.count() == 200
+    assert Tag.objects.count() == 30
+    per_article = Article.objects.annotate(
+        n_tags=Count("tagged_items", distinct=True), n_sources=Count("sources", distinct=True)
+    )
+    assert {a.n_tags for a in per_article} <= set(range(1, 7))
+    assert {a.n_sources for a in per_article} <= set(range(1, 5))
+    assert "Seeded 200 articles" in output
+
+
+def test_slugs_are_unique_also_against_existing_articles():
+    existing = ArticleFactory(title="Python 3.0 released")
+    seed(articles=100, seed=3)
+    seed(articles=100, seed=3)  # the same titles again
+    slugs = list(Article.objects.values_list("slug", flat=True))
+    assert len(slugs) == len(set(slugs)) == 201
+    existing.refresh_from_db()
+    assert existing.slug == "python-3-0-released"
+
+
+def test_tag_use_follows_a_power_law():
+    seed()
+    uses = sorted(
+        Tag.objects.annotate(n=Count("taggit_taggeditem_items")).values_list("n", flat=True)
+    )
+    assert uses[-1] >= 5 * statistics.median(uses)
+
+
+def test_mix_has_drafts_scheduled_and_backdated_articles():
+    seed(articles=600)
+    published = list(Article.objects.published())
+    backdated = sum(article.is_backdated for article in published)
+    assert Article.objects.drafts().exists()
+    assert Article.objects.scheduled().exists()
+    assert 0.2 < backdated / 600 < 0.4
+    assert len({article.event_date.year for article in published}) >= 5
+
+
+def test_related_links_point_at_earlier_existing_articles():
+    seed()
+    by_target = RelatedLink.objects.filter(target__isnull=False).select_related("target")
+    assert by_target.exists()
+    assert RelatedLink.objects.filter(target__isnull=True).exclude(title="").exists()
+    for link in by_target:
+        assert link.target_id < link.article_id
+        assert link.title == link.target.title
+
+
+def test_search_finds_every_published_article_by_a_body_word(client):
+    seed()
+    published = Article.objects.published().count()
+    # Every body says "this week"; no title, summary, tag or source does.
+    page = client.get("/search/?q=week").content.decode()
+    assert f"{published} results for" in page
+
+
+def test_search_finds_seeded_articles_by_tag(client):
+    seed()
+    tagged = Article.objects.published().filter(tags__name="accessibility").first()
+    assert "accessibility" not in f"{tagged.title} {tagged.summary} {tagged.body}".lower()
+    page = client.get("/search/?q=accessibility").content.decode()
+    assert tagged.get_absolute_url() in page
+
+
+def test_seeded_article_and_its_tag_pages_render(client):
+    seed()
+    article = Article.objects.published().annotate(n=Count("related_links")).latest("n")
+    page = client.get(article.get_absolute_url())
+    assert page.status_code == 200
+    assert escape(article.sources.first().title) in page.content.decode()
+    for tag in article.tags.all():
+        assert client.get(f"/tags/{tag.slug}/").status_code == 200
+    assert client.get("/").status_code == 200
+
+
+def test_sources_are_searchable_text_and_some_have_no_url():
+    seed()
+    source = Source.objects.select_related("article").first()
+    assert source.title in source.article.search_extra
+    assert Source.objects.filter(url="").exists()
+    assert Source.objects.exclude(url="").exists()
+
+
+def test_same_seed_gives_the_same_articles():
+    seed(articles=50, seed=7)
+    first = list(Article.objects.order_by("pk").values_list("title", "event_date"))
+    Article.objects.all().delete()
+    seed(articles=50, seed=7)
+    assert list(Article.objects.order_by("pk").values_list("title", "event_date")) == first
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"articles": -1}, "--articles must be 0 or more"),
+        ({"tags": -5}, "--tags must be 0 or more"),
+        ({"articles": 5, "tags": 0}, "--tags must be at least 1"),
+        ({"batch_size": 0}, "--batch-size must be at least 1"),
+    ],
+)
+def test_refuses_bad_arguments_and_writes_nothing(options, message):
+    with pytest.raises(CommandError, match=message):
+        seed(**{"articles": 10, "tags": 5, **options})
+    assert not Article.objects.exists()
+    assert not Tag.objects.exists()
