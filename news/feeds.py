@@ -1,11 +1,11 @@
 from django.contrib.syndication.views import Feed
-from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from .models import Article, public_tags
+from .models import Article, tagged
 from .templatetags.news import xml_text
+from .topics import get_topic_or_404
 
 FEED_SIZE = 20
 
@@ -48,7 +48,7 @@ class LatestArticlesAtomFeed(LatestArticlesFeed):
 
 class TagFeed(LatestArticlesFeed):
     def get_object(self, request, slug):
-        return get_object_or_404(public_tags(), slug=slug)
+        return get_topic_or_404(slug)
 
     def title(self, tag):
         return f"Skillo: {xml_text(tag.name)}"
@@ -60,4 +60,4 @@ class TagFeed(LatestArticlesFeed):
         return reverse("news:tag", kwargs={"slug": tag.slug})
 
     def items(self, tag):
-        return self.articles().filter(tags=tag)[:FEED_SIZE]
+        return self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE]

@@ -119,6 +119,47 @@ def bump(keys):
     return ok
 
 
+def remember(key, deps, compute):
+    """``compute()``, kept in the cache until one of ``deps`` is purged.
+
+    For site-wide facts that many pages share and that cost a scan of every article to
+    work out (topic counts, archive months): they are worked out once per change.
+    """
+    deps = sorted({"schedule", *deps})
+    started = time.time()
+    ok, found = cache_call("get_many", [key, *deps])
+    if ok:
+        entry = found.get(key)
+        if entry is not None and entry["deps"] == {dep: found.get(dep) for dep in deps}:
+            return entry["value"]
+    value = compute()
+    tokens = tokens_to_store(deps, started) if ok else None
+    if tokens is not None:
+        cache_call("set", key, {"value": value, "deps": tokens}, timeout=None)
+    return value
+
+
+def tokens_to_store(deps, started):
+    """The tokens to keep with something built from ``deps`` since ``started``, or None
+    if it must not be kept: the cache is down, or a dependency changed so recently that
+    it may have been built from data read before the change."""
+    ok, tokens = cache_call("get_many", deps)
+    if not ok:
+        return None
+    if any(token_time(token) > started - RACE_MARGIN for token in tokens.values()):
+        return None
+    # Time zero: a token that never existed is not a change. add(), not set(): another
+    # server may be creating the same token right now.
+    for dep in deps:
+        if dep not in tokens and not cache_call("add", dep, f"0:{uuid.uuid4().hex}", None)[0]:
+            return None
+    if len(tokens) < len(deps):
+        ok, tokens = cache_call("get_many", deps)
+        if not ok or len(tokens) != len(deps):
+            return None
+    return tokens
+
+
 def page_key(request):
     kept = [(name, request.GET[name]) for name in KEPT_PARAMETERS if name in request.GET]
     query = urlencode(kept)
@@ -222,22 +263,9 @@ class PageCacheMiddleware:
 
     def store(self, key, response, deps, started):
         """Keep the page with its dependencies' tokens; True if it was stored."""
-        ok, tokens = cache_call("get_many", deps)
-        if not ok:
+        tokens = tokens_to_store(deps, started)
+        if tokens is None:
             return False
-        if any(token_time(token) > started - RACE_MARGIN for token in tokens.values()):
-            return False
-        # Time zero: a token that never existed is not a change.
-        missing = {dep: f"0:{uuid.uuid4().hex}" for dep in deps if dep not in tokens}
-        if missing:
-            # add(), not set(): another server may be creating the same token right now.
-            for dep, token in missing.items():
-                ok, _ = cache_call("add", dep, token, timeout=None)
-                if not ok:
-                    return False
-            ok, tokens = cache_call("get_many", deps)
-            if not ok or len(tokens) != len(deps):
-                return False
         # Stable while the stored page lives, so that If-Modified-Since can match.
         response["Last-Modified"] = http_date(int(started))
         entry = {

@@ -18,13 +18,18 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from . import pagecache
-from .models import Article, PendingPurge, RelatedLink, public_tags
+from .models import Article, PendingPurge, RelatedLink
+from .topics import main_topics
 
 NAV_KEY = "nav:tags"
 LOCK_KEY = "schedule:lock"
-MAIN_TAGS_COUNT = 6
 
 _local = threading.local()
+
+
+def on_commit(callback):
+    # One name to replace in tests, where pytest-django's transactions never commit.
+    transaction.on_commit(callback)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,7 @@ def before_change(pk):
 
 def after_change(pk):
     _local.__dict__.setdefault("pending", {}).setdefault(pk, None)
-    transaction.on_commit(flush)
+    on_commit(flush)
 
 
 def flush():
@@ -128,29 +133,36 @@ def tag_changed(tag_pk):
         tag_id=tag_pk, content_type=ContentType.objects.get_for_model(Article)
     ).values_list("object_id", flat=True)
     keys = {"tags", "feeds", f"tag:{tag_pk}", *(f"article:{pk}" for pk in article_ids)}
-    transaction.on_commit(lambda: purge(keys))
+    on_commit(lambda: purge(keys))
+
+
+def everything():
+    """After changes no signal told about (bulk inserts): drop every cached page and
+    count, since every one of them depends on "schedule"."""
+    purge({"schedule"})
+    next_due()
 
 
 def purge(keys):
     if not keys:
         return
-    if "tags" in keys:
-        keys = keys | nav_change()
     if not pagecache.bump(keys):
         # The cache is down: keep the purge until it is back (news.pagecache).
         PendingPurge.objects.create(keys="\n".join(sorted(keys)))
+    elif "tags" in keys:
+        pagecache.bump(nav_change())
 
 
 def nav_change():
-    """{"nav"} when the header's topics are no longer the biggest six, else nothing."""
-    tags = [
-        (tag.pk, tag.name, tag.slug)
-        for tag in public_tags().order_by("-article_count", "name")[:MAIN_TAGS_COUNT]
-    ]
+    """{"nav"} when the header's topics are no longer those pages show, else nothing.
+
+    Counting them afresh here (after the purge) also spares the next reader the count.
+    """
+    topics = [(tag.pk, tag.name, tag.slug) for tag in main_topics()]
     ok, shown = pagecache.cache_call("get", NAV_KEY)
-    if ok and shown == tags:
+    if ok and shown == topics:
         return set()
-    pagecache.cache_call("set", NAV_KEY, tags, timeout=None)
+    pagecache.cache_call("set", NAV_KEY, topics, timeout=None)
     return {"nav"}
 
 
@@ -161,7 +173,8 @@ def apply_pending_purges():
         if not pending:
             return True
         keys = {key for purge in pending for key in purge.keys.split()}
-        if pagecache.bump(keys | nav_change()):
+        if pagecache.bump(keys):
+            pagecache.bump(nav_change())
             PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
     except DatabaseError:
         return False

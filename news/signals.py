@@ -9,14 +9,8 @@ from django.dispatch import receiver
 from taggit.models import Tag
 
 from . import purge
-from .context_processors import MAIN_TAGS_KEY
 from .models import Article, RelatedLink, RetiredSlug, Source
-from .pagecache import cache_call
 from .slugs import slug_from_title
-
-
-def forget_main_tags():
-    cache_call("delete", MAIN_TAGS_KEY)
 
 
 @receiver(pre_save, sender=Tag)
@@ -38,7 +32,6 @@ def ascii_tag_slug(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Tag)
 def tag_changed(sender, instance, **kwargs):
-    forget_main_tags()
     if not kwargs.get("created"):
         purge.tag_changed(instance.pk)
 
@@ -56,7 +49,6 @@ def article_changing(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
-    forget_main_tags()
     purge.after_change(instance.pk)
 
 
@@ -92,6 +84,5 @@ def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
     if action in {"post_add", "post_remove", "post_clear"}:
         if isinstance(instance, Article):
             instance.refresh_search_extra()
-        forget_main_tags()
         for pk in article_ids:
             purge.after_change(pk)

@@ -4,8 +4,9 @@ from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 from django.utils import timezone
 
-from .models import Article, public_tags
+from .models import Article
 from .templatetags.news import tag_url
+from .topics import all_topics
 
 NEWS_SITEMAP_AGE = timedelta(days=2)
 
@@ -33,7 +34,7 @@ class TagSitemap(Sitemap):
     limit = PAGE_SIZE
 
     def items(self):
-        return public_tags()
+        return all_topics()
 
     def location(self, tag):
         return tag_url(tag)

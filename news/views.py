@@ -1,17 +1,18 @@
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 from django.views.generic import DetailView, ListView
 
 from . import search as fulltext
-from .models import Article, RetiredSlug, public_tags
+from .models import Article, RetiredSlug, tagged
 from .pagecache import article_keys, depends_on
 from .paginator import LookaheadPaginator
 from .purge import title_key
 from .sitemaps import recent_news
+from .topics import all_topics, archive_months, get_topic_or_404
 
 
 class ArticlesPageMixin:
@@ -100,11 +101,13 @@ class ArticleDetailView(DetailView):
 
 
 class TagListView(ListView):
+    # Thousands of topics: a page of them at a time, alphabetically.
+    paginate_by = 200
     context_object_name = "tags"
     template_name = "news/tag_list.html"
 
     def get_queryset(self):
-        return public_tags()
+        return all_topics()
 
 
 class TagDetailView(ArticlesPageMixin, ListView):
@@ -114,9 +117,9 @@ class TagDetailView(ArticlesPageMixin, ListView):
     timeline = False
 
     def get_queryset(self):
-        self.tag = get_object_or_404(public_tags(), slug=self.kwargs["slug"])
+        self.tag = get_topic_or_404(self.kwargs["slug"])
         depends_on(self.request, f"tag:{self.tag.pk}")
-        articles = Article.objects.for_list().filter(tags=self.tag)
+        articles = Article.objects.for_list().filter(tagged(self.tag.pk, self.tag.article_count))
         if self.timeline:
             return articles.order_by("event_date", "published_at", "pk")
         return articles
@@ -147,12 +150,12 @@ class ArchiveView(ArticlesPageMixin, ListView):
         context = super().get_context_data(**kwargs)
         if not context["articles"]:
             raise Http404("No articles in this period.")
-        published = Article.objects.published()
+        months = archive_months()
         context.update(
             year=self.year,
             month=self.month,
-            years=[d.year for d in published.dates("event_date", "year")],
-            months=published.filter(event_date__year=self.year).dates("event_date", "month"),
+            years=list(months),
+            months=months.get(self.year, []),
             period=context["articles"][0].event_date if context["articles"] else None,
         )
         return context

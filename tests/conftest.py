@@ -52,11 +52,18 @@ def count_queries(client, url):
 
 
 @pytest.fixture(autouse=True)
-def page_cache_off(request, settings):
+def page_cache_off(request, settings, monkeypatch):
     """Whole-page caching is tested on its own (tests/test_pagecache.py, marked
-    ``page_cache``); elsewhere a test that edits and re-reads sees its edit at once,
-    since pytest-django's transactions never commit and so never purge."""
-    settings.SKILLO_PAGE_CACHE = request.node.get_closest_marker("page_cache") is not None
+    ``page_cache``, where purges run on commit as in production). Elsewhere pages are
+    not cached, and purges of what is (topic counts, archive months) run as soon as the
+    change is made, since pytest-django's transactions never commit."""
+    from news import pagecache, purge
+
+    if request.node.get_closest_marker("page_cache") is None:
+        settings.SKILLO_PAGE_CACHE = False
+        monkeypatch.setattr(purge, "on_commit", lambda callback: callback())
+        # No commit, so no purge can land while a request reads: nothing to guard.
+        monkeypatch.setattr(pagecache, "RACE_MARGIN", 0)
 
 
 @pytest.fixture(autouse=True)

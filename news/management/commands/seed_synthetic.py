@@ -2,13 +2,11 @@ import time
 
 import factory.random
 from django.contrib.contenttypes.models import ContentType
-from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, reset_queries, transaction
 from taggit.models import Tag, TaggedItem
 
 from news import purge, synthetic
-from news.context_processors import MAIN_TAGS_KEY
 from news.models import Article, RelatedLink, RetiredSlug, Source
 from news.slugs import slug_from_title
 from news.synthetic import rng
@@ -50,10 +48,8 @@ class Command(BaseCommand):
             done += size
             self.progress(done, articles, started)
         analyze()
-        # bulk_create sends no signals: drop what the site cached about articles and tags
-        # (the page cache drops every page when it is told nothing about the schedule).
-        cache.delete(MAIN_TAGS_KEY)
-        purge.publish_due_articles(None)
+        # bulk_create sends no signals: every cached page and count is stale.
+        purge.everything()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "

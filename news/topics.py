@@ -1,0 +1,91 @@
+"""Site-wide facts every page needs, counted once per change rather than per request.
+
+Counting each topic's published articles reads every tagging (about a second on SQLite
+at 100,000 articles); the list of months with articles reads every article. Both are
+kept in the cache until a publication or a topic change purges them (news.purge bumps
+"tags" and "list:all"), so the header, the topic pages and the archive pages cost no
+such scan.
+"""
+
+from collections.abc import Sequence
+
+from django.http import Http404
+from taggit.models import Tag
+
+from .models import Article, public_tags
+from .pagecache import remember
+
+MAIN_TOPICS_COUNT = 6
+
+
+def _topic(row):
+    pk, name, slug, count = row
+    tag = Tag(pk=pk, name=name, slug=slug)
+    tag.article_count = count
+    return tag
+
+
+def _count_topics():
+    return [(tag.pk, tag.name, tag.slug, tag.article_count) for tag in public_tags()]
+
+
+class Topics(Sequence):
+    """Topics made into Tag objects only when read: a page of the topic index or of the
+    sitemap reads a slice of thousands."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [_topic(row) for row in self.rows[index]]
+        return _topic(self.rows[index])
+
+
+def all_topics():
+    """Every topic with a published article, by name, each with ``article_count``."""
+    return Topics(remember("topics:all", ["tags"], _count_topics))
+
+
+def topic_sizes():
+    """{tag id: published articles} for every topic with any."""
+    return {row[0]: row[3] for row in remember("topics:all", ["tags"], _count_topics)}
+
+
+def main_topics():
+    """The biggest topics, for the site header."""
+
+    def biggest():
+        rows = remember("topics:all", ["tags"], _count_topics)
+        return sorted(rows, key=lambda row: (-row[3], row[1]))[:MAIN_TOPICS_COUNT]
+
+    return [_topic(row) for row in remember("topics:main", ["tags"], biggest)]
+
+
+def get_topic_or_404(slug):
+    def find():
+        tag = Tag.objects.filter(slug=slug).values_list("pk", "name", "slug").first()
+        if tag is None:
+            return None
+        count = Article.objects.published().filter(tags=tag[0]).count()
+        return (*tag, count) if count else None
+
+    row = remember(f"topics:slug:{slug}", ["tags"], find)
+    if row is None:
+        raise Http404("No such topic.")
+    return _topic(row)
+
+
+def archive_months():
+    """{year: [first day of each month with published articles]}, years ascending."""
+
+    def months():
+        by_year = {}
+        for month in Article.objects.published().dates("event_date", "month"):
+            by_year.setdefault(month.year, []).append(month)
+        return by_year
+
+    return remember("archive:months", ["list:all"], months)
