@@ -18,7 +18,7 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag
 
-from .models import Article, FactsDue, RelatedLink, Source
+from .models import Article, FactsDue, RelatedLink, Source, no_control_characters
 from .rendering import render_markdown
 from .slugs import lock_article_slugs
 
@@ -134,6 +134,7 @@ class ArticleForm(forms.ModelForm):
                 f"An article can have at most {MAX_TAGS} tags; this one has {len(tags)}."
             )
         for name in tags:
+            no_control_characters(name)
             if len(name) > MAX_TAG_CHARS:
                 raise ValidationError(
                     f"A tag can be at most {MAX_TAG_CHARS} characters long; "

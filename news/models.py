@@ -1,3 +1,5 @@
+import html
+
 import reversion
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
@@ -42,6 +44,17 @@ def tagged(tag_id, size):
             tag_id=tag_id,
         )
     )
+
+
+def no_control_characters(value):
+    """Refuse the invisible control characters text pasted from other programs can hold:
+    XML (feeds, sitemaps) cannot carry them."""
+    for position, char in enumerate(value, start=1):
+        if (ord(char) < 32 and char not in "\t\n\r") or 0x7F <= ord(char) < 0xA0:
+            raise ValidationError(
+                f"Remove the invisible control character U+{ord(char):04X} "
+                f"(character {position}); it was probably pasted from another program."
+            )
 
 
 class ArticleQuerySet(models.QuerySet):
@@ -209,7 +222,7 @@ class Article(models.Model):
         DRAFT = "draft", "Draft"
         PUBLISHED = "published", "Published"
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[no_control_characters])
     title_upper = models.GeneratedField(
         expression=Upper("title"),
         output_field=models.CharField(max_length=200),
@@ -225,9 +238,11 @@ class Article(models.Model):
     summary = models.TextField(
         blank=True,
         max_length=500,
+        validators=[no_control_characters],
         help_text="One or two sentences for lists and search results.",
     )
     body = models.TextField(
+        validators=[no_control_characters],
         help_text=(
             "Markdown. Start each section with '## Heading'; "
             "the title is the page's only top-level heading."
@@ -450,19 +465,26 @@ class Article(models.Model):
             return self.summary
         for block in self.body_html.split("</p>"):
             if "<p>" in block:
-                return strip_tags(block.split("<p>", 1)[1]).strip()
+                # Plain text, as typed: templates escape it again where it is shown.
+                return html.unescape(strip_tags(block.split("<p>", 1)[1])).strip()
         return ""
 
 
 def http_url_validator(value):
     URLValidator(schemes=["http", "https"])(value)
+    # Legal in no URL unescaped, and they break the plain-text format's "<URL>" on export.
+    if any(char in value for char in "<>") or any(char.isspace() for char in value):
+        raise ValidationError(
+            "A URL cannot contain spaces or angle brackets; copy it from the browser's "
+            "address bar, which encodes them."
+        )
 
 
 class Source(models.Model):
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveIntegerField(default=0)
-    title = models.CharField(max_length=300)
-    publisher = models.CharField(max_length=200)
+    title = models.CharField(max_length=300, validators=[no_control_characters])
+    publisher = models.CharField(max_length=200, validators=[no_control_characters])
     url = models.URLField(
         "URL",
         max_length=500,
@@ -498,6 +520,7 @@ class RelatedLink(models.Model):
     title = models.CharField(
         max_length=200,
         blank=True,
+        validators=[no_control_characters],
         help_text="The title of an article that may not be written yet.",
     )
     title_upper = models.GeneratedField(

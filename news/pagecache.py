@@ -162,8 +162,9 @@ def tokens_to_store(deps, started):
 
 def page_key(request):
     kept = [(name, request.GET[name]) for name in KEPT_PARAMETERS if name in request.GET]
-    query = urlencode(kept)
-    return f"page:{request.scheme}://{request.get_host()}{request.path}?{query}"
+    address = f"{request.scheme}://{request.get_host()}{request.path}?{urlencode(kept)}"
+    # Hashed: an address can be long or odd, a cache key must not be.
+    return f"page:{hashlib.md5(address.encode(), usedforsecurity=False).hexdigest()}"
 
 
 def is_anonymous_request(request):

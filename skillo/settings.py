@@ -158,7 +158,7 @@ def cache_from_url(url):
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
     if scheme == "locmem":
         return {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "BACKEND": "news.cache.LocalMemoryCache",
             "LOCATION": url.partition("://")[2] or "skillo",
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }

@@ -130,4 +130,4 @@ HOSTILE_URLS = [
 ]
 
 # Accepted by the URL field, yet hostile once placed in an href.
-TRICKY_VALID_URL = 'https://example.org/notes?a="onmouseover="alert(1)"><script>alert(1)</script>'
+TRICKY_VALID_URL = 'https://example.org/notes?a="onmouseover="alert(1)"&b=\'onfocus=\'alert(1)'

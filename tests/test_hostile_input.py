@@ -27,6 +27,7 @@ from news import feeds
 from news.importer import ImportFailed, import_articles
 from news.models import MONTH_NAMES, Article, Source
 
+from .factories import ArticleFactory
 from .payloads import HOSTILE_URLS, PAYLOADS, TRICKY_VALID_URL
 
 # Also makes pytest-django create the test database before the module fixture needs it.
@@ -184,6 +185,18 @@ def form_data(title, summary, body, tags, sources=(), links=(), **fields):
     return data
 
 
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def stored_without_validation(payload):
+    with reversion.create_revision():
+        article = ArticleFactory(title=payload.text, summary=payload.text, body=payload.text)
+        article.sources.create(title=payload.text, publisher=payload.text, url=TRICKY_VALID_URL)
+        article.related_links.create(title=f"Also {payload.text}")
+        article.tags.add(payload.text)
+    return article
+
+
 def payload_form(payload, **fields):
     """The add form with the payload typed into every field."""
     return form_data(
@@ -202,7 +215,12 @@ def payload_form(payload, **fields):
 
 def importable(payload):
     # The plain-text format is line based and separates related titles with "; ".
-    return "\n" not in payload.text and "; " not in payload.text
+    # Control characters are refused by the model (news.models.no_control_characters).
+    return (
+        "\n" not in payload.text
+        and "; " not in payload.text
+        and not CONTROL_CHARACTER.search(payload.text)
+    )
 
 
 def import_text(payload):
@@ -254,7 +272,10 @@ class Site:
         checked on these few instead of once per payload. (Titles go through the same
         form widgets as source titles; each title is checked on its own history page.)"""
         self.revision_urls, self.change_urls = {}, {}
-        for number, chunk in enumerate(chunks(PAYLOADS)):
+        # Control characters are refused by the form (see add_through_admin); articles
+        # holding them are checked on their own change pages instead.
+        typable = [payload for payload in PAYLOADS if not CONTROL_CHARACTER.search(payload.text)]
+        for number, chunk in enumerate(chunks(typable)):
             texts = [payload.text for payload in chunk]
             title = f"Many payloads at once, part {number + 1}"
             data = form_data(
@@ -285,9 +306,16 @@ class Site:
 
     def add_through_admin(self, payload, user):
         added = self.editor.post(reverse("admin:news_article_add"), payload_form(payload))
-        if added.status_code != 302:
+        if CONTROL_CHARACTER.search(payload.text):
+            # Refused by the admin, saying why; text stored before that rule (or by a bulk
+            # tool) must still be shown safely, so it goes in through the ORM.
+            assert added.status_code == 200
+            assert "invisible control character" in added.text
+            article = stored_without_validation(payload)
+        elif added.status_code != 302:
             raise AssertionError(f"the admin refused the article: {added.context['errors']}")
-        article = Article.objects.order_by("-pk").first()
+        else:
+            article = Article.objects.order_by("-pk").first()
         # The next admin page, its history, also shows the message about the save.
         history_url = reverse("admin:news_article_history", args=[article.pk])
         self.pages[("admin-history", payload.name)] = self.editor.get(history_url).text
@@ -450,7 +478,7 @@ def archive(site, p):
 
 
 def tag_index(site, p):
-    return [site.get(reverse("news:tags"))]
+    return site.all_pages(reverse("news:tags"))
 
 
 def admin_changelist(site, p):
@@ -458,7 +486,10 @@ def admin_changelist(site, p):
 
 
 def admin_change_form(site, p):
-    return [site.get(site.change_urls[p.name], staff=True)]
+    url = site.change_urls.get(p.name) or reverse(
+        "admin:news_article_change", args=[site.article(p).pk]
+    )
+    return [site.get(url, staff=True)]
 
 
 def admin_history(site, p):
@@ -479,6 +510,8 @@ def admin_compare(site, p):
 
 
 def admin_revision(site, p):
+    if p.name not in site.revision_urls:
+        pytest.skip("the admin refuses this payload, so it has no revision from a form")
     return [site.get(site.revision_urls[p.name], staff=True)]
 
 
@@ -570,6 +603,8 @@ def test_payload_is_shown_as_text_and_never_run(site, output, payload):
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=str)
 def test_admin_save_message_shows_the_title_as_typed(site, payload):
+    if CONTROL_CHARACTER.search(payload.text):
+        pytest.skip("the admin refuses this title, so there is no save message")
     article = site.article(payload)
     scan = site.scan(admin_history(site, payload)[0], admin=True)
     assert f"The article “{article.title}” was added successfully." in scan.visible
@@ -605,11 +640,6 @@ def test_json_ld_cannot_end_its_script_element_and_keeps_the_values(site, payloa
     assert data["citation"][0]["url"] == TRICKY_VALID_URL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Article.teaser (news/models.py) strips the tags of body_html but leaves its "
-    "entities, which templates then escape again: '<' shows as '&lt;'",
-)
 def test_teaser_taken_from_the_body_shows_the_text_as_typed(site):
     # Imported articles have no summary, so lists and meta tags show the first paragraph.
     payload = next(p for p in PAYLOADS if p.name == "script-tag")

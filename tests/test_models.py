@@ -146,3 +146,20 @@ def test_a_slug_taken_between_choosing_and_saving_is_chosen_again(monkeypatch):
     monkeypatch.setattr(Article, "unique_slug", lambda self: next(stale, None) or original(self))
     second = ArticleFactory(title="Same title", slug="")
     assert second.slug == "same-title-2"
+
+
+@pytest.mark.parametrize("field", ["title", "summary", "body"])
+def test_invisible_control_characters_are_refused_with_their_place(field):
+    article = ArticleFactory.build(**{field: "Pasted\x0btext"})
+    with pytest.raises(ValidationError) as refused:
+        article.full_clean(exclude=["slug"])
+    assert "U+000B (character 7)" in str(refused.value.message_dict[field])
+
+
+def test_source_url_with_spaces_or_angle_brackets_is_refused():
+    from news.models import http_url_validator
+
+    for url in ["https://example.org/<x>", "https://example.org/a>b", "https://a.org/b c"]:
+        with pytest.raises(ValidationError):
+            http_url_validator(url)
+    http_url_validator("https://example.org/a?b=c%22d")
