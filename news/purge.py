@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import DatabaseError, transaction
-from django.utils import timezone
 
 from . import pagecache
 from .models import Article, PendingPurge, RelatedLink
@@ -62,7 +61,8 @@ def footprint(pk):
     ).values_list("tag_id", flat=True)
     links = list(RelatedLink.objects.filter(article_id=pk).values_list("target_id", "title"))
     return Footprint(
-        public=row["status"] == Article.Status.PUBLISHED and row["published_at"] <= timezone.now(),
+        # The one rule for what readers see (Article.is_published / .published()).
+        public=Article(status=row["status"], published_at=row["published_at"]).is_published(),
         published_at=row["published_at"],
         event_date=row["event_date"],
         title=row["title"],
