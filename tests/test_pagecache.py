@@ -313,7 +313,10 @@ def test_editor_visit_stores_nothing(reader, story, editor_client):
 
 def test_cached_responses_carry_no_cookies(reader, story, editor_client):
     url = story.get_absolute_url()
+    # An editor's visit first: had it stored its page, its session cookie would follow.
+    editor_client.get(url)
     reader.get(url)
+    assert reader.cached(url)
     response = reader.get(url)
     assert not response.cookies
     assert "Set-Cookie" not in response
