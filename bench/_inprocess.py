@@ -18,8 +18,8 @@ def pick_urls():
     from django.db.models import Count
     from django.urls import reverse
 
+    from devdata.synthetic import COMMON_WORD
     from news.models import Article, public_tags
-    from news.synthetic import COMMON_WORD
 
     published = Article.objects.published()
     recent = list(published.order_by("-published_at").values_list("pk", flat=True)[:500])

@@ -18,6 +18,8 @@ SECRET_KEY = BENCH_SECRET_KEY
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1"]
 ROOT_URLCONF = "bench.urls"
+# The benchmarks seed synthetic articles (manage.py seed_synthetic).
+INSTALLED_APPS = [*INSTALLED_APPS, "devdata"]  # noqa: F405
 
 # Plain http on loopback: no redirect to https, no HSTS, cookies allowed without TLS.
 SECURE_SSL_REDIRECT = False

@@ -22,7 +22,7 @@ def page_bytes():
 def minimal(request):
     """The article page's bytes from memory: all of Django's middleware, no view work.
 
-    Not a page the page cache keeps (it is not in news.pagecache.CACHED_PAGES), so every
+    Not a page the page cache keeps (its view is not marked with pagecache's cached_page), so every
     request also pays the cache lookup that a miss costs.
     """
     return HttpResponse(page_bytes(), content_type="text/html; charset=utf-8")

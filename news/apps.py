@@ -16,7 +16,11 @@ class NewsConfig(AppConfig):
     verbose_name = "Newsroom"
 
     def ready(self):
-        from . import search, signals  # noqa: F401 - connects the receivers
+        from pagecache import purges
+
+        from . import purge, search, signals  # noqa: F401 - connects the receivers
 
         post_migrate.connect(search.install, sender=self)
         post_migrate.connect(ensure_roles, sender=self)
+        purges.purged.connect(purge.nav_change)
+        purges.register_schedule(purge.ArticleSchedule())

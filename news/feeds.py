@@ -3,6 +3,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from pagecache.dependencies import cached_page
+
+from .dependencies import FEEDS
 from .models import Article, tagged
 from .templatetags.news import xml_text
 from .topics import get_topic_or_404
@@ -10,6 +13,8 @@ from .topics import get_topic_or_404
 FEED_SIZE = 20
 
 
+# Feeds show every public article's dates: any public change counts.
+@cached_page(FEEDS)
 class LatestArticlesFeed(Feed):
     title = "Skillo"
     description = "The latest Skillo articles on tech releases, with their sources."

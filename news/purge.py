@@ -2,26 +2,28 @@
 
 An article's *footprint* is what decides which pages show it: whether it is public, its
 dates, title, tags and related links. The footprint is read before the first change
-in a transaction and again after the commit; the pages of both are purged (see
-news.pagecache for how a purge works). An edit that leaves the footprint alone purges
+in a transaction and again after the commit; the pages of both are purged (see the
+pagecache app for how a purge lands). An edit that leaves the footprint alone purges
 only the pages that show the article itself; publishing, unpublishing, rescheduling or
-deleting also purges the lists it joins or leaves.
+deleting also purges the lists it joins or leaves. The keys are the ones the views
+declare (news.dependencies).
 """
 
-import hashlib
 import threading
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import DatabaseError, transaction
+from django.db import transaction
 
-from . import pagecache
-from .models import Article, PendingPurge, RelatedLink
+from pagecache import purges
+from pagecache.store import cache_call
+
+from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
+from .models import Article, RelatedLink
 from .topics import main_topics
 
 NAV_KEY = "nav:tags"
-LOCK_KEY = "schedule:lock"
 
 _local = threading.local()
 
@@ -40,12 +42,6 @@ class Footprint:
     tags: frozenset
     link_targets: frozenset
     link_titles: frozenset
-
-
-def title_key(title):
-    # Hashed: titles hold spaces and may be long, which cache keys must not.
-    digest = hashlib.md5(title.upper().encode(), usedforsecurity=False).hexdigest()[:16]
-    return f"title:{digest}"
 
 
 def footprint(pk):
@@ -77,19 +73,19 @@ def membership_keys(fp):
     if fp is None or not fp.public:
         return set()
     return {
-        "list:all",
-        "tags",
+        LATEST(),
+        TOPICS(),
         title_key(fp.title),
-        *(f"tag:{tag}" for tag in fp.tags),
-        *(f"refs:{target}" for target in fp.link_targets),
+        *TAG.each(fp.tags),
+        *REFERENCED_BY.each(fp.link_targets),
         *(title_key(title) for title in fp.link_titles),
     }
 
 
 def keys_to_purge(pk, old, new):
-    keys = {f"article:{pk}"}
+    keys = {ARTICLE(pk)}
     if (old and old.public) or (new and new.public):
-        keys.add("feeds")
+        keys.add(FEEDS())
     before, after = membership_keys(old), membership_keys(new)
     moved = (
         old is None
@@ -101,7 +97,7 @@ def keys_to_purge(pk, old, new):
         # Joined or left every list, or changed place in all of them.
         keys |= before | after
     elif before != after:
-        keys |= (before ^ after) | {"tags"}
+        keys |= (before ^ after) | {TOPICS()}
     return keys
 
 
@@ -123,8 +119,8 @@ def flush():
     keys = set()
     for pk, old in pending.items():
         keys |= keys_to_purge(pk, old, footprint(pk))
-    purge(keys)
-    next_due()
+    purges.purge(keys)
+    purges.store_next_due()
 
 
 def tag_changed(tag_pk):
@@ -132,95 +128,41 @@ def tag_changed(tag_pk):
     article_ids = Article.tags.through.objects.filter(
         tag_id=tag_pk, content_type=ContentType.objects.get_for_model(Article)
     ).values_list("object_id", flat=True)
-    keys = {"tags", "feeds", f"tag:{tag_pk}", *(f"article:{pk}" for pk in article_ids)}
-    on_commit(lambda: purge(keys))
+    keys = {TOPICS(), FEEDS(), TAG(tag_pk), *ARTICLE.each(article_ids)}
+    on_commit(lambda: purges.purge(keys))
 
 
-def everything():
-    """After changes no signal told about (bulk inserts): drop every cached page and
-    count, since every one of them depends on "schedule"."""
-    purge({"schedule"})
-    next_due()
-
-
-def purge(keys):
-    if not keys:
-        return
-    if not pagecache.bump(keys):
-        # The cache is down: keep the purge until it is back (news.pagecache).
-        PendingPurge.objects.create(keys="\n".join(sorted(keys)))
-    elif "tags" in keys:
-        pagecache.bump(nav_change())
-
-
-def nav_change():
-    """{"nav"} when the header's topics are no longer those pages show, else nothing.
+def nav_change(sender, keys, **kwargs):
+    """Purge NAV when a purge of topic counts changed the header's topics.
 
     Counting them afresh here (after the purge) also spares the next reader the count.
     """
+    if TOPICS() not in keys:
+        return
     topics = [(tag.pk, tag.name, tag.slug) for tag in main_topics()]
-    ok, shown = pagecache.cache_call("get", NAV_KEY)
+    ok, shown = cache_call("get", NAV_KEY)
     if ok and shown == topics:
-        return set()
-    pagecache.cache_call("set", NAV_KEY, topics, timeout=None)
-    return {"nav"}
+        return
+    cache_call("set", NAV_KEY, topics, timeout=None)
+    purges.purge({NAV()})
 
 
-def apply_pending_purges():
-    """Send the purges the cache missed; False if the database could not be asked."""
-    try:
-        pending = list(PendingPurge.objects.all()[:100])
-        if not pending:
-            return True
-        keys = {key for purge in pending for key in purge.keys.split()}
-        if pagecache.bump(keys):
-            pagecache.bump(nav_change())
-            PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
-    except DatabaseError:
-        return False
-    return True
+class ArticleSchedule(purges.Schedule):
+    """Scheduled articles: published with a future time, public by themselves then."""
 
+    def next_due(self):
+        return (
+            Article.objects.scheduled()
+            .order_by("published_at")
+            .values_list("published_at", flat=True)
+            .first()
+        )
 
-def next_due():
-    """Store when the next scheduled article becomes public; returns it (Unix time)."""
-    upcoming = (
-        Article.objects.scheduled()
-        .order_by("published_at")
-        .values_list("published_at", flat=True)
-        .first()
-    )
-    due = upcoming.timestamp() if upcoming else pagecache.NEVER
-    pagecache.cache_call("set", pagecache.SCHEDULE_KEY, due, timeout=None)
-    return due
-
-
-def publish_due_articles(due):
-    """Purge the pages of scheduled articles whose time came at or after ``due``.
-
-    Called by the first request after that time. ``None`` means nobody knows (an empty
-    or restarted cache): every page built before now is dropped. Returns the next due
-    time, or None if this request must not use the cache (another one is purging).
-    """
-    try:
-        if due is None:
-            pagecache.cache_call("set", "schedule", f"0:{pagecache.new_token()}", timeout=None)
-            return next_due()
-        ok, locked = pagecache.cache_call("add", LOCK_KEY, 1, timeout=10)
-        if not ok or not locked:
-            return None
-        try:
-            since = datetime.fromtimestamp(due, UTC)
-            keys = set()
-            for pk in (
-                Article.objects.published()
-                .filter(published_at__gte=since)
-                .values_list("pk", flat=True)
-            ):
-                now = footprint(pk)
-                keys |= keys_to_purge(pk, replace(now, public=False), now)
-            purge(keys)
-            return next_due()
-        finally:
-            pagecache.cache_call("delete", LOCK_KEY)
-    except DatabaseError:
-        return None
+    def keys_due_since(self, since: datetime):
+        keys = set()
+        for pk in (
+            Article.objects.published().filter(published_at__gte=since).values_list("pk", flat=True)
+        ):
+            now = footprint(pk)
+            keys |= keys_to_purge(pk, replace(now, public=False), now)
+        return keys

@@ -2,8 +2,8 @@
 
 Counting each topic's published articles reads every tagging (about a second on SQLite
 at 100,000 articles); the list of months with articles reads every article. Both are
-kept in the cache until a publication or a topic change purges them (news.purge bumps
-"tags" and "list:all"), so the header, the topic pages and the archive pages cost no
+kept in the cache until a publication or a topic change purges them (news.purge purges
+TOPICS and LATEST), so the header, the topic pages and the archive pages cost no
 such scan.
 """
 
@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from django.http import Http404
 from taggit.models import Tag
 
+from pagecache.store import remember
+
+from .dependencies import LATEST, TOPICS
 from .models import Article, public_tags
-from .pagecache import remember
 
 MAIN_TOPICS_COUNT = 6
 
@@ -47,22 +49,22 @@ class Topics(Sequence):
 
 def all_topics():
     """Every topic with a published article, by name, each with ``article_count``."""
-    return Topics(remember("topics:all", ["tags"], _count_topics))
+    return Topics(remember("topics:all", [TOPICS()], _count_topics))
 
 
 def topic_sizes():
     """{tag id: published articles} for every topic with any."""
-    return {row[0]: row[3] for row in remember("topics:all", ["tags"], _count_topics)}
+    return {row[0]: row[3] for row in remember("topics:all", [TOPICS()], _count_topics)}
 
 
 def main_topics():
     """The biggest topics, for the site header."""
 
     def biggest():
-        rows = remember("topics:all", ["tags"], _count_topics)
+        rows = remember("topics:all", [TOPICS()], _count_topics)
         return sorted(rows, key=lambda row: (-row[3], row[1]))[:MAIN_TOPICS_COUNT]
 
-    return [_topic(row) for row in remember("topics:main", ["tags"], biggest)]
+    return [_topic(row) for row in remember("topics:main", [TOPICS()], biggest)]
 
 
 def get_topic_or_404(slug):
@@ -73,7 +75,7 @@ def get_topic_or_404(slug):
         count = Article.objects.published().filter(tags=tag[0]).count()
         return (*tag, count) if count else None
 
-    row = remember(f"topics:slug:{slug}", ["tags"], find)
+    row = remember(f"topics:slug:{slug}", [TOPICS()], find)
     if row is None:
         raise Http404("No such topic.")
     return _topic(row)
@@ -88,4 +90,4 @@ def archive_months():
             by_year.setdefault(month.year, []).append(month)
         return by_year
 
-    return remember("archive:months", ["list:all"], months)
+    return remember("archive:months", [LATEST()], months)

@@ -1,5 +1,4 @@
 from django.urls import path
-from django.views.generic import TemplateView
 
 from . import feeds, views
 
@@ -19,11 +18,7 @@ urlpatterns = [
     path("archive/<int:year>/", views.ArchiveView.as_view(), name="archive-year"),
     path("archive/<int:year>/<int:month>/", views.ArchiveView.as_view(), name="archive-month"),
     path("search/", views.SearchView.as_view(), name="search"),
-    path(
-        "about/editorial/",
-        TemplateView.as_view(template_name="news/about_editorial.html"),
-        name="about-editorial",
-    ),
+    path("about/editorial/", views.AboutEditorialView.as_view(), name="about-editorial"),
     path("feed/", feeds.LatestArticlesFeed(), name="feed"),
     path("feed/atom/", feeds.LatestArticlesAtomFeed(), name="feed-atom"),
     path("sitemap-news.xml", views.news_sitemap, name="sitemap-news"),

@@ -4,13 +4,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
-from django.views.generic import DetailView, ListView
+from django.views.generic import DetailView, ListView, TemplateView
+
+from pagecache.dependencies import cached_page, depends_on
 
 from . import search as fulltext
+from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
 from .models import Article, RetiredSlug, tagged
-from .pagecache import article_keys, depends_on
 from .paginator import LookaheadPaginator
-from .purge import title_key
 from .sitemaps import recent_news
 from .topics import all_topics, archive_months, get_topic_or_404
 
@@ -23,10 +24,11 @@ class ArticlesPageMixin:
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        depends_on(self.request, *article_keys(context["object_list"]))
+        depends_on(self.request, *ARTICLE.each(a.pk for a in context["object_list"]))
         return context
 
 
+@cached_page(NAV, LATEST)
 class ArticleListView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
@@ -37,6 +39,7 @@ class ArticleListView(ArticlesPageMixin, ListView):
         return Article.objects.for_list()
 
 
+@cached_page(NAV)
 class ArticleDetailView(DetailView):
     context_object_name = "article"
     template_name = "news/article_detail.html"
@@ -73,18 +76,18 @@ class ArticleDetailView(DetailView):
         article = self.object
         referenced_by, more_on_topics, topic, previous, following = Article.objects.around(article)
         related_links = [link for link in article.related_links.all() if link.is_public]
+        shown = [*referenced_by, *more_on_topics, *(a for a in (previous, following) if a)]
         depends_on(
             self.request,
-            f"article:{article.pk}",
+            ARTICLE(article.pk),
             # Articles linking here, and topics whose lists it shows (more on these
             # topics, previous and next).
-            f"refs:{article.pk}",
+            REFERENCED_BY(article.pk),
             title_key(article.title),
-            *(f"tag:{tag.pk}" for tag in article.tags.all()),
-            *(f"article:{link.target_id}" for link in related_links if link.target_id),
+            *TAG.each(tag.pk for tag in article.tags.all()),
+            *ARTICLE.each(link.target_id for link in related_links if link.target_id),
             *(title_key(link.title) for link in related_links if not link.target_id),
-            *article_keys([*referenced_by, *more_on_topics]),
-            *article_keys(item for item in (previous, following) if item),
+            *ARTICLE.each(item.pk for item in shown),
         )
         return super().get_context_data(
             related_links=related_links,
@@ -100,6 +103,7 @@ class ArticleDetailView(DetailView):
         )
 
 
+@cached_page(NAV, TOPICS)
 class TagListView(ListView):
     # Thousands of topics: a page of them at a time, alphabetically.
     paginate_by = 200
@@ -110,6 +114,7 @@ class TagListView(ListView):
         return all_topics()
 
 
+@cached_page(NAV)
 class TagDetailView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
@@ -118,7 +123,7 @@ class TagDetailView(ArticlesPageMixin, ListView):
 
     def get_queryset(self):
         self.tag = get_topic_or_404(self.kwargs["slug"])
-        depends_on(self.request, f"tag:{self.tag.pk}")
+        depends_on(self.request, TAG(self.tag.pk))
         articles = Article.objects.for_list().filter(tagged(self.tag.pk, self.tag.article_count))
         if self.timeline:
             return articles.order_by("event_date", "published_at", "pk")
@@ -128,6 +133,8 @@ class TagDetailView(ArticlesPageMixin, ListView):
         return super().get_context_data(tag=self.tag, timeline=self.timeline, **kwargs)
 
 
+# Archive pages list which years and months have articles: any publication counts.
+@cached_page(NAV, LATEST)
 class ArchiveView(ArticlesPageMixin, ListView):
     """Published articles by event date: a year, or a month of it."""
 
@@ -180,6 +187,12 @@ def page_not_found(request, exception):
     return render(request, "404.html", {"latest": latest}, status=404)
 
 
+@cached_page(NAV)
+class AboutEditorialView(TemplateView):
+    template_name = "news/about_editorial.html"
+
+
+@cached_page(FEEDS)
 @require_GET
 def news_sitemap(request):
     return render(
@@ -190,6 +203,7 @@ def news_sitemap(request):
     )
 
 
+@cached_page()
 @require_GET
 def robots_txt(request):
     lines = [

@@ -5,6 +5,7 @@ secret key and SQLite in the project folder. ``skillo.settings_production``
 builds on it and refuses to start without real values.
 """
 
+import importlib.util
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -47,15 +48,20 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "axes",
+    "pagecache",
     "news",
 ]
+# Synthetic articles for benchmarks and tests, where factory-boy is installed (the dev
+# and test extras); production settings leave it out.
+if importlib.util.find_spec("factory") is not None:
+    INSTALLED_APPS.append("devdata")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Whole public pages for anonymous readers; a hit skips everything below it, so the
     # stored response already carries the headers the middleware below adds.
-    "news.pagecache.PageCacheMiddleware",
+    "pagecache.middleware.PageCacheMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -147,7 +153,7 @@ def cache_from_url(url):
     scheme = url.partition("://")[0]
     if scheme in {"redis", "rediss", "unix"}:
         # A short socket timeout so a Redis outage slows nothing down: the site then
-        # serves pages uncached (news.pagecache) instead of waiting on it.
+        # serves pages uncached (the pagecache app) instead of waiting on it.
         return {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
@@ -158,7 +164,7 @@ def cache_from_url(url):
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
     if scheme == "locmem":
         return {
-            "BACKEND": "news.cache.LocalMemoryCache",
+            "BACKEND": "pagecache.backends.LocalMemoryCache",
             "LOCATION": url.partition("://")[2] or "skillo",
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
@@ -191,7 +197,7 @@ STORAGES = {
 
 TAGGIT_CASE_INSENSITIVE = True
 
-# Whole-page cache for anonymous readers (news.pagecache): how long a CDN or proxy in
+# Whole-page cache for anonymous readers (the pagecache app): how long a CDN or proxy in
 # front may keep a page, and whether Skillo keeps pages itself.
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
 SKILLO_PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", "3600"))

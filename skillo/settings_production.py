@@ -9,6 +9,9 @@ from .settings import env_bool, env_list
 
 DEBUG = env_bool("DEBUG", False)
 
+# Development data (seed_synthetic) never runs against a production database.
+INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "devdata"]  # noqa: F405
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("django-insecure"):
     raise ImproperlyConfigured("Set SECRET_KEY to a random string of at least 50 characters.")

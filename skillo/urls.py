@@ -2,18 +2,25 @@ from django.contrib import admin
 from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
+from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
+from pagecache.dependencies import cached_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # An index of sitemap pages of at most 1,000 addresses each, however big the archive.
     path(
         "sitemap.xml",
-        index,
+        cached_page(FEEDS)(index),
         {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap-section"},
         name="sitemap",
     ),
-    path("sitemaps/<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"),
+    path(
+        "sitemaps/<section>.xml",
+        cached_page(FEEDS)(sitemap),
+        {"sitemaps": SITEMAPS},
+        name="sitemap-section",
+    ),
     path("", include("news.urls")),
 ]
 

@@ -57,7 +57,8 @@ def page_cache_off(request, settings, monkeypatch):
     ``page_cache``, where purges run on commit as in production). Elsewhere pages are
     not cached, and purges of what is (topic counts, archive months) run as soon as the
     change is made, since pytest-django's transactions never commit."""
-    from news import pagecache, purge
+    from news import purge
+    from pagecache import store as pagecache
 
     if request.node.get_closest_marker("page_cache") is None:
         settings.SKILLO_PAGE_CACHE = False

@@ -1,4 +1,4 @@
-"""Whole-page caching for anonymous readers (news.pagecache, news.purge).
+"""Whole-page caching for anonymous readers (the pagecache app, news.purge).
 
 Each test runs against local memory and against a real redis-server. Edits run inside
 ``committed()`` so that their on-commit purges run as they would in production.
@@ -14,7 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from news.models import Article, PendingPurge
+from news.models import Article
+from pagecache.models import PendingPurge
 from tests.factories import ArticleFactory, RelatedLinkFactory
 
 pytestmark = [pytest.mark.page_cache, pytest.mark.django_db]
@@ -35,13 +36,13 @@ def cache_backend(request, settings, monkeypatch):
         }
     from django.core.cache import cache
 
-    from news import pagecache
+    from pagecache import purges, store
 
     cache.clear()
     # A cache error in an earlier test must not keep this one from using the cache, and
     # the once-a-second look for missed purges (a query) must not land mid-test.
-    monkeypatch.setattr(pagecache, "PENDING_CHECK_INTERVAL", 3600)
-    pagecache._state.update(
+    monkeypatch.setattr(purges, "PENDING_CHECK_INTERVAL", 3600)
+    store._state.update(
         down_until=0.0, next_pending_check=time.monotonic() + 3600, failed_since_check=False
     )
     return request.param
@@ -343,10 +344,10 @@ def test_not_found_pages_are_not_cached(reader, committed):
 def test_missed_purges_are_applied_when_redis_returns(
     reader, story, committed, redis_server, monkeypatch
 ):
-    from news import pagecache
+    from pagecache import store
 
     # Try the cache again at once after an error (normally a second later).
-    monkeypatch.setattr(pagecache, "RETRY_AFTER_ERROR", 0)
+    monkeypatch.setattr(store, "RETRY_AFTER_ERROR", 0)
     url = story.get_absolute_url()
     warm(reader, url)
     redis_server.stop()

@@ -6,12 +6,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, reset_queries, transaction
 from taggit.models import Tag, TaggedItem
 
-from news import purge, synthetic
+from devdata import synthetic
+from devdata.synthetic import rng
 from news.models import Article, RelatedLink, RetiredSlug, Source
 from news.slugs import slug_from_title
-from news.synthetic import rng
+from pagecache import purges
 
-# Rendered Markdown bodies shared by the articles (see news/synthetic.py): one per ten
+# Rendered Markdown bodies shared by the articles (see devdata/synthetic.py): one per ten
 # articles, at most this many; rendering them is most of a small run's time.
 MAX_BODY_POOL = 300
 PROGRESS_STEPS = 10
@@ -49,7 +50,7 @@ class Command(BaseCommand):
             self.progress(done, articles, started)
         analyze()
         # bulk_create sends no signals: every cached page and count is stale.
-        purge.everything()
+        purges.purge_everything()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "

@@ -1,4 +1,4 @@
-"""The local-memory cache without per-key validation.
+"""The local-memory cache (CACHE_URL=locmem://) without per-key validation.
 
 Django checks every key against memcached's rules (length, spaces) on every call, a
 warning meant for portability; Skillo's keys are all short and plain (page keys are

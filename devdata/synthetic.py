@@ -21,8 +21,8 @@ import factory
 from django.utils import timezone
 from factory.random import randgen as rng
 
-from .models import Article, Source
-from .rendering import html_to_text, render_markdown
+from news.models import Article, Source
+from news.rendering import html_to_text, render_markdown
 
 # Stands for the article's product in the pooled bodies; letters only, so Markdown and
 # the sanitiser leave it alone.

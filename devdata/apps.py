@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DevDataConfig(AppConfig):
+    name = "devdata"
+    verbose_name = "Development data"

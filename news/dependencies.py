@@ -1,0 +1,25 @@
+"""What the news pages are built from, named once for the views and for the purges.
+
+A view says what its page shows (``depends_on(request, ARTICLE(article.pk))``); news.purge
+says what a change touched with the same names, so the two cannot drift apart.
+"""
+
+from pagecache.dependencies import Dependency
+
+ARTICLE = Dependency("article", doc="A page shows this article (its title, dates, text).")
+TAG = Dependency("tag", doc="A page lists this topic's articles.")
+REFERENCED_BY = Dependency("refs", doc="A page lists the articles linking to this one.")
+TITLE = Dependency(
+    "title",
+    hashed=True,
+    doc="A page links by title to an article with this (upper-cased) title, or lists "
+    "articles linking to it by title.",
+)
+LATEST = Dependency("list:all", doc="A page lists the newest articles, or the archive's months.")
+TOPICS = Dependency("tags", doc="A page lists topics with their counts.")
+NAV = Dependency("nav", doc="A page shows the site header's main topics.")
+FEEDS = Dependency("feeds", doc="Feeds and sitemaps: any public article's dates.")
+
+
+def title_key(title):
+    return TITLE(title.upper())

@@ -1,0 +1,159 @@
+"""Whole public pages for anonymous readers, purged exactly when what they show changes.
+
+A view marked with ``cached_page`` (pagecache.dependencies) is kept whole together with
+the tokens of its dependencies (pagecache.store); it is served while every token is
+unchanged. A request carrying a session cookie (an editor) bypasses the cache both
+ways: it is never served a cached page and its page is never stored. Nothing that sets
+a cookie is stored either.
+"""
+
+import hashlib
+import time
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.cache import get_conditional_response, patch_cache_control, set_response_etag
+from django.utils.http import http_date
+
+from .dependencies import SCHEDULE, page_dependencies
+from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
+from .store import cache_call, tokens_to_store
+
+# Query parameters that change a cached page; any other (utm_source=...) is ignored, so
+# that made-up parameters can neither split nor flood the cache.
+KEPT_PARAMETERS = ("page", "p")
+
+
+def page_key(request):
+    kept = [(name, request.GET[name]) for name in KEPT_PARAMETERS if name in request.GET]
+    address = f"{request.scheme}://{request.get_host()}{request.path}?{urlencode(kept)}"
+    # Hashed: an address can be long or odd, a cache key must not be.
+    return f"page:{hashlib.md5(address.encode(), usedforsecurity=False).hexdigest()}"
+
+
+def is_anonymous_request(request):
+    return request.method in {"GET", "HEAD"} and settings.SESSION_COOKIE_NAME not in request.COOKIES
+
+
+def public_cache_control(response, max_age):
+    """Browsers revalidate (cheap, thanks to ETag); a CDN or proxy may keep the page."""
+    patch_cache_control(
+        response,
+        public=True,
+        max_age=0,
+        s_maxage=max(0, int(max_age)),
+        stale_while_revalidate=max(0, int(max_age)),
+        stale_if_error=86400,
+    )
+
+
+def cdn_max_age(due):
+    # A proxy must not keep a list past the moment scheduled content comes due.
+    left = (due or NEVER) - time.time()
+    return min(settings.SKILLO_CDN_MAX_AGE, left)
+
+
+class PageCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_anonymous_request(request):
+            response = self.get_response(request)
+            if page_dependencies(request) is not None and response.status_code == 200:
+                # An editor's view of a public page: nobody in between may keep it.
+                patch_cache_control(response, private=True, no_cache=True)
+            return response
+
+        key, due = None, None
+        if settings.SKILLO_PAGE_CACHE:
+            key = page_key(request)
+            found, due = self.lookup(key)
+            if found is not None:
+                response = self.serve_stored(request, found, due)
+                if response is not None:
+                    return response
+
+        request._page_deps = set()
+        started = time.time()
+        response = self.get_response(request)
+        declared = page_dependencies(request)
+        if declared is None or not self.storable(response):
+            return response
+        set_response_etag(response)
+        last_modified = None
+        if key is not None and due is not None:
+            deps = sorted({SCHEDULE(), *declared, *request._page_deps})
+            if self.store(key, response, deps, started):
+                last_modified = int(started)
+        public_cache_control(response, cdn_max_age(due))
+        return get_conditional_response(
+            request, etag=response.get("ETag"), last_modified=last_modified, response=response
+        )
+
+    @staticmethod
+    def lookup(key):
+        """The stored page (or None) and the next scheduled publication (None when
+        the cache must not be used for this request)."""
+        apply_pending_purges_if_due()
+        ok, found = cache_call("get_many", [key, SCHEDULE_KEY])
+        if not ok:
+            return None, None
+        due = found.get(SCHEDULE_KEY)
+        if due is None or due <= time.time():
+            # Scheduled content has come due (or nobody knows): purge, then build.
+            return None, publish_due(due)
+        return found.get(key), due
+
+    @staticmethod
+    def storable(response):
+        return (
+            response.status_code == 200
+            and not response.streaming
+            and not response.cookies
+            and not response.has_header("Set-Cookie")
+            # Previews of drafts say no-store themselves.
+            and "no-store" not in response.get("Cache-Control", "")
+            and "private" not in response.get("Cache-Control", "")
+        )
+
+    @staticmethod
+    def store(key, response, deps, started):
+        """Keep the page with its dependencies' tokens; True if it was stored."""
+        tokens = tokens_to_store(deps, started)
+        if tokens is None:
+            return False
+        # Stable while the stored page lives, so that If-Modified-Since can match.
+        response["Last-Modified"] = http_date(int(started))
+        entry = {
+            "status": response.status_code,
+            "headers": [
+                (name, value)
+                for name, value in response.items()
+                if name.lower() not in {"cache-control", "set-cookie"}
+            ],
+            "content": response.content,
+            "built": started,
+            "deps": {dep: tokens[dep] for dep in deps},
+        }
+        ok, _ = cache_call("set", key, entry, timeout=settings.SKILLO_PAGE_CACHE_TIMEOUT)
+        if not ok:
+            del response["Last-Modified"]
+        return ok
+
+    @staticmethod
+    def serve_stored(request, entry, due):
+        ok, tokens = cache_call("get_many", list(entry["deps"]))
+        if not ok or tokens != entry["deps"]:
+            return None
+        response = HttpResponse(entry["content"], status=entry["status"])
+        for name, value in entry["headers"]:
+            response[name] = value
+        public_cache_control(response, cdn_max_age(due))
+        return get_conditional_response(
+            request,
+            etag=response.get("ETag"),
+            last_modified=int(entry["built"]),
+            response=response,
+        )
