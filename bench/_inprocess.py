@@ -49,7 +49,7 @@ def pick_urls():
         ("archive year", reverse("news:archive-year", args=[year])),
         ("archive month", reverse("news:archive-month", args=[year, month])),
         ("tag index", reverse("news:tags")),
-        ("search", f"{reverse('news:search')}?q={COMMON_WORD}"),
+        ("search", f"{reverse('search:results')}?q={COMMON_WORD}"),
         ("RSS feed", reverse("news:feed")),
         ("tag feed", reverse("news:tag-feed", args=[tag.slug])),
         ("sitemap.xml", reverse("sitemap")),

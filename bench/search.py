@@ -103,7 +103,7 @@ def frequencies(words, sample):
 
 
 def time_query(query, repeat):
-    from news.search import search
+    from search.query import search
 
     timings, hits = [], 0
     for _ in range(repeat):
@@ -131,7 +131,7 @@ def main():
         existing = Article.objects.filter(slug__startswith="bench-").count()
         seconds = 0.0 if existing == args.articles else seed(args.articles, words)
         if os.environ.get("EXPLAIN"):
-            from news.search import search
+            from search.query import search
 
             query = search(os.environ["EXPLAIN"])
             print(query.explain(analyze=True) if hasattr(query, "explain") else query.hits)

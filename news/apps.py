@@ -18,9 +18,8 @@ class NewsConfig(AppConfig):
     def ready(self):
         from pagecache import purges
 
-        from . import purge, search, signals  # noqa: F401 - connects the receivers
+        from . import purge, signals  # noqa: F401 - connects the receivers
 
-        post_migrate.connect(search.install, sender=self)
         post_migrate.connect(ensure_roles, sender=self)
         purges.purged.connect(purge.nav_change)
         purges.register_schedule(purge.ArticleSchedule())

@@ -17,7 +17,6 @@ urlpatterns = [
     path("tags/<slug:slug>/feed/", feeds.TagFeed(), name="tag-feed"),
     path("archive/<int:year>/", views.ArchiveView.as_view(), name="archive-year"),
     path("archive/<int:year>/<int:month>/", views.ArchiveView.as_view(), name="archive-month"),
-    path("search/", views.SearchView.as_view(), name="search"),
     path("about/editorial/", views.AboutEditorialView.as_view(), name="about-editorial"),
     path("feed/", feeds.LatestArticlesFeed(), name="feed"),
     path("feed/atom/", feeds.LatestArticlesAtomFeed(), name="feed-atom"),

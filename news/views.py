@@ -8,7 +8,6 @@ from django.views.generic import DetailView, ListView, TemplateView
 
 from pagecache.dependencies import cached_page, depends_on
 
-from . import search as fulltext
 from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
 from .models import Article, RetiredSlug, tagged
 from .paginator import LookaheadPaginator
@@ -166,19 +165,6 @@ class ArchiveView(ArticlesPageMixin, ListView):
             period=context["articles"][0].event_date if context["articles"] else None,
         )
         return context
-
-
-class SearchView(ListView):
-    paginate_by = 10
-    context_object_name = "results"
-    template_name = "news/search.html"
-
-    def get_queryset(self):
-        self.query = self.request.GET.get("q", "").strip()[: fulltext.MAX_QUERY_LENGTH]
-        return fulltext.search(self.query)
-
-    def get_context_data(self, **kwargs):
-        return super().get_context_data(query=self.query, **kwargs)
 
 
 def page_not_found(request, exception):

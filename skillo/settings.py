@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "axes",
     "pagecache",
     "news",
+    "search",
 ]
 # Synthetic articles for benchmarks and tests, where factory-boy is installed (the dev
 # and test extras); production settings leave it out.

@@ -21,6 +21,7 @@ urlpatterns = [
         {"sitemaps": SITEMAPS},
         name="sitemap-section",
     ),
+    path("search/", include("search.urls")),
     path("", include("news.urls")),
 ]
 

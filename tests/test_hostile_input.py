@@ -450,12 +450,12 @@ def tag_timeline(site, p):
 
 
 def search_page(site, p):
-    return [site.get(reverse("news:search"), q=p.marker)]
+    return [site.get(reverse("search:results"), q=p.marker)]
 
 
 def search_query(site, p):
     """The reader's own query, shown back in the title, heading and search box."""
-    return [site.get(reverse("news:search"), q=p.text)]
+    return [site.get(reverse("search:results"), q=p.text)]
 
 
 def admin_preview(site, p):

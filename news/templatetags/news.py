@@ -7,8 +7,6 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from news.search import highlight as highlight_markers
-
 register = template.Library()
 
 # The characters that could end a <script> element or open a comment inside it.
@@ -35,11 +33,6 @@ def json_ld(data):
     """A JSON-LD <script> element that no value can break out of."""
     text = json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).translate(_SCRIPT_ESCAPES)
     return format_html('<script type="application/ld+json">{}</script>', mark_safe(text))
-
-
-@register.filter
-def highlight(headline):
-    return highlight_markers(headline)
 
 
 @register.simple_tag(takes_context=True)

@@ -2,14 +2,14 @@
 
 Both index the title (most weight), the summary, the tags and sources, and the body's
 plain text. The index lives outside the Django model (a tsvector column kept by a
-trigger on PostgreSQL, an FTS5 table kept by triggers on SQLite) and is (re)installed
-after every migrate, so that it survives SQLite's table rebuilds.
+trigger on PostgreSQL, an FTS5 table kept by triggers on SQLite), created by this app's
+migrations (search/migrations).
 """
 
 import html
 import re
 
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import F, prefetch_related_objects
 from django.db.models import Value as V
 from django.db.models.expressions import RawSQL
@@ -17,66 +17,12 @@ from django.db.models.functions import Replace
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from .models import Article
+from news.models import Article
 
 MAX_QUERY_LENGTH = 200
 MAX_TERMS = 12
 START, STOP = "\x02", "\x03"  # highlight markers, turned into <mark> after escaping
 FTS_TABLE = "news_article_fts"
-COLUMNS = ("title", "summary", "search_extra", "body_text")
-
-SQLITE_INSTALL = [
-    f"""CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(
-        title, summary, search_extra, body_text,
-        content='news_article', content_rowid='id',
-        tokenize='porter unicode61 remove_diacritics 2')""",
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_insert AFTER INSERT ON news_article BEGIN
-        INSERT INTO {FTS_TABLE}(rowid, title, summary, search_extra, body_text)
-        VALUES (new.id, new.title, new.summary, new.search_extra, new.body_text);
-    END""",
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_delete AFTER DELETE ON news_article BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, title, summary, search_extra, body_text)
-        VALUES ('delete', old.id, old.title, old.summary, old.search_extra, old.body_text);
-    END""",
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_update AFTER UPDATE ON news_article BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, title, summary, search_extra, body_text)
-        VALUES ('delete', old.id, old.title, old.summary, old.search_extra, old.body_text);
-        INSERT INTO {FTS_TABLE}(rowid, title, summary, search_extra, body_text)
-        VALUES (new.id, new.title, new.summary, new.search_extra, new.body_text);
-    END""",
-    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('rank', 'bm25(10.0, 5.0, 3.0, 1.0)')",
-    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')",
-]
-
-POSTGRES_INSTALL = [
-    "ALTER TABLE news_article ADD COLUMN IF NOT EXISTS search_vector tsvector",
-    """CREATE OR REPLACE FUNCTION news_article_search_vector() RETURNS trigger AS $$
-    BEGIN
-        NEW.search_vector :=
-            setweight(to_tsvector('english', coalesce(NEW.title, '')), 'A') ||
-            setweight(to_tsvector('english', coalesce(NEW.summary, '')), 'B') ||
-            setweight(to_tsvector('english', coalesce(NEW.search_extra, '')), 'C') ||
-            setweight(to_tsvector('english', coalesce(NEW.body_text, '')), 'D');
-        RETURN NEW;
-    END $$ LANGUAGE plpgsql""",
-    """CREATE OR REPLACE TRIGGER news_article_search_vector
-        BEFORE INSERT OR UPDATE OF title, summary, search_extra, body_text ON news_article
-        FOR EACH ROW EXECUTE FUNCTION news_article_search_vector()""",
-    """CREATE INDEX IF NOT EXISTS news_article_search_vector_gin
-        ON news_article USING gin (search_vector)""",
-    "UPDATE news_article SET title = title WHERE search_vector IS NULL",
-]
-
-
-def install(using="default", **kwargs):
-    """Create or repair the search index; safe to run any number of times."""
-    db = connections[using]
-    statements = {"sqlite": SQLITE_INSTALL, "postgresql": POSTGRES_INSTALL}.get(db.vendor)
-    if statements is None:
-        return
-    with db.cursor() as cursor:
-        for statement in statements:
-            cursor.execute(statement)
 
 
 def terms(query):

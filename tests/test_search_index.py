@@ -1,0 +1,47 @@
+"""The search index is created by the search app's migrations, on both databases."""
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from search.query import search
+from tests.factories import ArticleFactory
+
+
+def index_objects():
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'news_article_fts%%' "
+                "AND type IN ('table', 'trigger')"
+            )
+        else:
+            cursor.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgname = 'news_article_search_vector' "
+                "UNION ALL SELECT indexname FROM pg_indexes "
+                "WHERE indexname = 'news_article_search_vector_gin'"
+            )
+        return {row[0] for row in cursor.fetchall()}
+
+
+EXPECTED = {
+    "sqlite": {
+        "news_article_fts", "news_article_fts_insert", "news_article_fts_delete",
+        "news_article_fts_update",
+    },
+    "postgresql": {"news_article_search_vector", "news_article_search_vector_gin"},
+}  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_migrations_create_the_index_and_its_triggers():
+    assert EXPECTED[connection.vendor] <= index_objects()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_index_migration_can_be_undone_and_redone_and_finds_articles_again():
+    ArticleFactory(title="Zeppelin release notes")
+    call_command("migrate", "search", "zero", verbosity=0)
+    assert not EXPECTED[connection.vendor] & index_objects()
+    call_command("migrate", "search", verbosity=0)
+    assert [article.title for article in search("zeppelin")[:10]] == ["Zeppelin release notes"]
