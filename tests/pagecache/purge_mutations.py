@@ -1,0 +1,60 @@
+"""Mutation check of the purge rules: remove each kind of purge in turn and show that
+its test in test_purge_dependencies.py fails.
+
+    .venv/bin/python -m tests.pagecache.purge_mutations
+
+Prints one line per kind and exits 1 if a mutation survives (its test still passes).
+The source files are restored after each run, also on Ctrl-C.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = "tests/pagecache/test_purge_dependencies.py"
+
+# kind: (file, text to remove or replace, replacement, test name)
+MUTATIONS = {
+    "article": ("news/purge.py", "keys = {ARTICLE(pk)}", "keys = set()", "test_article_"),
+    "tag": ("news/purge.py", "        *TAG.each(fp.tags),\n", "", "test_tag_"),
+    "referenced-by": (
+        "news/purge.py", "        *REFERENCED_BY.each(fp.link_targets),\n", "",
+        "test_referenced_by_",
+    ),
+    "related title": ("news/purge.py", "        title_key(fp.title),\n", "", "test_related_title_"),
+    "lists": ("news/purge.py", "        LATEST(),\n", "", "test_lists_"),
+    "topic counts": ("news/purge.py", "        TOPICS(),\n", "", "test_topics_"),
+    "feeds": ("news/purge.py", "keys.add(FEEDS())", "pass", "test_feeds_"),
+    "navigation": ("news/purge.py", "purges.purge({NAV()})", "pass", "test_navigation_"),
+    "schedule": (
+        "news/purge.py", "keys |= keys_to_purge(pk, replace(now, public=False), now)", "pass",
+        "test_schedule_",
+    ),
+}  # fmt: skip
+
+
+def main():
+    survived = []
+    for kind, (name, old, new, test) in MUTATIONS.items():
+        path = ROOT / name
+        original = path.read_text()
+        assert original.count(old) == 1, f"{kind}: the text to mutate is not in {name} once"
+        try:
+            path.write_text(original.replace(old, new))
+            result = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", TESTS,
+                 "-k", test],
+                cwd=ROOT, capture_output=True, text=True,
+            )  # fmt: skip
+        finally:
+            path.write_text(original)
+        caught = result.returncode == 1
+        print(f"{kind:15} {'caught' if caught else 'SURVIVED'} ({test}*)")
+        if not caught:
+            survived.append(kind)
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""One test per kind of page dependency (news.dependencies): each fails if the purge of
+that kind is removed from news.purge (checked by removing each in turn; see the README,
+"Speed and caching").
+
+The pages are set up so that the change touches only the kind under test: the header's
+topics stay the same (six topics with three articles each lead it), and the changed
+article shares no topic with the page being checked.
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from news.models import Article
+from tests.factories import ArticleFactory, RelatedLinkFactory
+from tests.pagecache.test_pagecache import text, warm
+
+pytestmark = [
+    pytest.mark.page_cache,
+    pytest.mark.django_db,
+    # The purge rules do not depend on the backend (test_pagecache runs both).
+    pytest.mark.parametrize("cache_backend", ["locmem"], indirect=True),
+]
+
+HEADER_TOPICS = ["t1", "t2", "t3", "t4", "t5", "t6"]
+
+
+@pytest.fixture
+def site(committed, later):
+    """Six header topics of three articles each, and an article in a topic of its own."""
+    with committed():
+        for n in range(3):
+            ArticleFactory(title=f"Filler {n}", tags=HEADER_TOPICS)
+        story = ArticleFactory(title="Old story", tags=["alpha"])
+    later()
+    return story
+
+
+def publish(committed, **fields):
+    with committed():
+        return ArticleFactory(**{"tags": ["beta"], **fields})
+
+
+def test_article_an_edit_purges_its_page_and_the_lists_showing_it(reader, site, committed):
+    pages = [site.get_absolute_url(), "/"]
+    warm(reader, *pages)
+    with committed():
+        site.summary = "Corrected summary."
+        site.save()
+    for url in pages:
+        assert "Corrected summary." in text(reader.get(url)), url
+
+
+def test_tag_a_new_article_in_a_topic_purges_the_topic_page(reader, site, committed):
+    url = reverse("news:tag", args=["alpha"])
+    warm(reader, url)
+    publish(committed, title="Second alpha story", tags=["alpha"])
+    assert "Second alpha story" in text(reader.get(url))
+
+
+def test_referenced_by_a_new_article_linking_here_purges_this_page(reader, site, committed):
+    warm(reader, site.get_absolute_url())
+    with committed():
+        newer = ArticleFactory(title="Newer story", tags=["beta"], draft=True)
+        RelatedLinkFactory(article=newer, target=site)
+        newer.status = Article.Status.PUBLISHED
+        newer.save()
+    assert "Newer story" in text(reader.get(site.get_absolute_url()))
+
+
+def test_related_title_publishing_a_wanted_title_turns_it_into_a_link(reader, site, committed):
+    with committed():
+        RelatedLinkFactory(article=site, target=None, title="Wanted story")
+    reader.later()
+    warm(reader, site.get_absolute_url())
+    wanted = publish(committed, title="Wanted story")
+    assert f'href="{wanted.get_absolute_url()}"' in text(reader.get(site.get_absolute_url()))
+
+
+def test_lists_a_new_article_purges_the_home_page_and_archives(reader, site, committed):
+    pages = ["/", reverse("news:archive-year", args=[site.event_date.year])]
+    warm(reader, *pages)
+    publish(committed, title="Fresh story", event_date=site.event_date)
+    for url in pages:
+        assert "Fresh story" in text(reader.get(url)), url
+
+
+def test_topics_a_new_article_purges_the_topic_index_counts(reader, site, committed):
+    url = reverse("news:tags")
+    warm(reader, url)
+    publish(committed, title="Second alpha story", tags=["alpha"])
+    assert 'alpha</a> <span class="count">2 articles</span>' in text(reader.get(url))
+
+
+def test_feeds_a_new_article_purges_the_feed_and_sitemap(reader, site, committed):
+    pages = [reverse("news:feed"), reverse("news:sitemap-news")]
+    warm(reader, *pages)
+    fresh = publish(committed, title="Fresh story")
+    assert "Fresh story" in text(reader.get(pages[0]))
+    assert fresh.get_absolute_url() in text(reader.get(pages[1]))
+
+
+def test_navigation_a_topic_that_joins_the_header_purges_every_page(reader, site, committed):
+    url = reverse("news:about-editorial")
+    warm(reader, url)
+    assert 'href="/tags/gamma/"' not in text(reader.get(url))
+    with committed():
+        for n in range(4):
+            ArticleFactory(title=f"Gamma {n}", tags=["gamma"])
+    assert 'href="/tags/gamma/"' in text(reader.get(url))
+
+
+def test_schedule_a_scheduled_article_appears_at_its_time(reader, site, committed, later):
+    with committed():
+        ArticleFactory(
+            title="Embargoed story",
+            tags=["beta"],
+            published_at=timezone.now() + timedelta(minutes=5),
+        )
+    later()
+    warm(reader, "/")
+    assert "Embargoed story" not in text(reader.get("/"))
+    later(6 * 60)
+    # The first request after the time purges what came due; any later one, of any
+    # page, must not find the home page from before it.
+    reader.get(reverse("news:about-editorial"))
+    assert "Embargoed story" in text(reader.get("/"))
