@@ -13,42 +13,21 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
-from django.utils.text import Truncator
 from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag
 
-from .models import Article, FactsDue, RelatedLink, Source, no_control_characters
+from .models import Article, FactsDue, RelatedLink, Source
 from .rendering import render_markdown
+from .rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, within_years
 from .slugs import lock_article_slugs
 
 PUBLISH_PERMISSION = "news.publish_article"
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
-# Limits of one article, far beyond any real one; each is a form error that names it.
-# An article at every limit at once, in four-byte characters, still fits in Django's
-# request limits (DATA_UPLOAD_MAX_MEMORY_SIZE, DATA_UPLOAD_MAX_NUMBER_FIELDS), so an
-# editor always gets the form error rather than a "request too large" page.
-MAX_BODY_CHARS = 100_000
-MAX_SOURCES = 50
-MAX_RELATED_LINKS = 50
-MAX_TAGS = 30
-MAX_TAG_CHARS = Tag._meta.get_field("name").max_length
-EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
-DATE_FIELDS = ["event_date", "published_at", "facts_verified"]
 
 
 def can_publish(user):
     return user.has_perm(PUBLISH_PERMISSION)
-
-
-def within_years(value):
-    """Catches typos such as 0224 for 2024, and times that no time zone can convert
-    (9999-12-31 23:59 in New York is past the last moment Python can hold in UTC)."""
-    if not EARLIEST_YEAR <= value.year <= LATEST_YEAR:
-        raise ValidationError(
-            f"Enter a date between the years {EARLIEST_YEAR} and {LATEST_YEAR}; "
-            f"this one is in {value.year}."
-        )
 
 
 def save_each(request, queryset, change, comment):
@@ -112,38 +91,18 @@ class ArticleForm(forms.ModelForm):
         self.current_version = current_version
         if self.instance.pk and not self.is_bound:
             self.initial["loaded_version"] = current_version or self.instance.version
-        for name in DATE_FIELDS:
-            if name in self.fields:  # not when the form is read-only
-                self.fields[name].validators.append(within_years)
         if user is not None and not can_publish(user) and "status" in self.fields:
             self.fields["status"].help_text = "Writers save drafts; an editor publishes them."
 
-    def clean_body(self):
-        body = self.cleaned_data["body"]
-        if len(body) > MAX_BODY_CHARS:
-            raise ValidationError(
-                f"The body can be at most {MAX_BODY_CHARS:,} characters long; this one has "
-                f"{len(body):,}. Split it into several articles."
-            )
-        return body
-
-    def clean_tags(self):
-        tags = self.cleaned_data["tags"]
-        if len(tags) > MAX_TAGS:
-            raise ValidationError(
-                f"An article can have at most {MAX_TAGS} tags; this one has {len(tags)}."
-            )
-        for name in tags:
-            no_control_characters(name)
-            if len(name) > MAX_TAG_CHARS:
-                raise ValidationError(
-                    f"A tag can be at most {MAX_TAG_CHARS} characters long; "
-                    f"“{Truncator(name).chars(40)}” has {len(name)}."
-                )
-        return tags
-
     def clean(self):
         cleaned = super().clean()
+        # The article's own fields are checked by the model (full_clean(), after this);
+        # its tags are not a column of its row, so the model checks them here.
+        if "tags" in cleaned:
+            try:
+                self.instance.validate_parts(tags=cleaned["tags"])
+            except ValidationError as error:
+                self.add_error(None, error)
         slug = cleaned.get("slug")
         if slug and slug != self.instance.slug:
             # Held until the admin's transaction commits, so that the uniqueness check
@@ -187,56 +146,55 @@ class ArticleForm(forms.ModelForm):
         )
 
 
-class LimitedInline(admin.TabularInline):
-    """An inline whose ``max_num`` the server enforces, not only the page's script."""
+class ArticlePartFormSet(forms.BaseInlineFormSet):
+    """The rows of one part of an article (its sources, its related links), which the
+    model counts (Article.validate_parts); each row's own rules are checked by the model
+    too, through the row form's full_clean()."""
 
-    def get_formset(self, request, obj=None, **kwargs):
-        return super().get_formset(request, obj, validate_max=True, **kwargs)
+    part = None  # the keyword of Article.validate_parts
+
+    def clean(self):
+        super().clean()
+        try:
+            self.instance.validate_parts(**{self.part: self.kept_rows()})
+        except ValidationError as error:
+            raise ValidationError(error.error_dict[self.part]) from None
+
+    def kept_rows(self):
+        """The rows the article will have once saved: stored ones not deleted, and new
+        ones filled in (the form's blank extra rows are not saved)."""
+        return [
+            form.instance
+            for index, form in enumerate(self.forms)
+            if (index < self.initial_form_count() or form.has_changed())
+            and not form.cleaned_data.get("DELETE")
+        ]
 
 
-class SourceFormSet(forms.BaseInlineFormSet):
-    default_error_messages = {
-        "too_many_forms": "An article can have at most %(num)d sources. Remove some, "
-        "then save again.",
-    }
+class SourceFormSet(ArticlePartFormSet):
+    part = "sources"
 
 
-class SourceInline(LimitedInline):
+class SourceInline(admin.TabularInline):
     model = Source
     formset = SourceFormSet
     fields = ["position", "title", "publisher", "url"]
     extra = 1
-    max_num = MAX_SOURCES
+    max_num = MAX_SOURCES  # for the page's "Add another"; Article.validate_parts enforces it
 
 
-class RelatedLinkFormSet(forms.BaseInlineFormSet):
-    default_error_messages = {
-        "too_many_forms": "An article can have at most %(num)d related links. Remove some, "
-        "then save again.",
-    }
-
-    def clean(self):
-        super().clean()
-        article = self.instance
-        for form in self.forms:
-            if not form.has_changed() or form.cleaned_data.get("DELETE"):
-                continue
-            target = form.cleaned_data.get("target")
-            title = (form.cleaned_data.get("title") or "").strip()
-            if target is not None and article.pk and target.pk == article.pk:
-                form.add_error("target", "An article cannot relate to itself.")
-            elif target is None and title and title.casefold() == article.title.casefold():
-                form.add_error("title", "An article cannot relate to itself.")
+class RelatedLinkFormSet(ArticlePartFormSet):
+    part = "related_links"
 
 
-class RelatedLinkInline(LimitedInline):
+class RelatedLinkInline(admin.TabularInline):
     model = RelatedLink
     formset = RelatedLinkFormSet
     fk_name = "article"
     fields = ["position", "target", "title"]
     autocomplete_fields = ["target"]
     extra = 1
-    max_num = MAX_RELATED_LINKS
+    max_num = MAX_RELATED_LINKS  # as for sources
     verbose_name = "related link"
     verbose_name_plural = "Related on Skillo"
 

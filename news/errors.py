@@ -11,15 +11,15 @@ from django.contrib import admin
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.shortcuts import render
 
-from . import admin as news_admin
+from . import rules
 
 NO_TOPICS = {"main_tags": ()}
 TOO_LARGE = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
 LIMITS = {
-    "body": f"{news_admin.MAX_BODY_CHARS:,}",
-    "sources": news_admin.MAX_SOURCES,
-    "related_links": news_admin.MAX_RELATED_LINKS,
-    "tags": news_admin.MAX_TAGS,
+    "body": f"{rules.MAX_BODY_CHARS:,}",
+    "sources": rules.MAX_SOURCES,
+    "related_links": rules.MAX_RELATED_LINKS,
+    "tags": rules.MAX_TAGS,
 }
 
 

@@ -4,11 +4,12 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from .models import Article, RelatedLink, Source
+from .rules import MAX_SOURCES
 from .slugs import slug_from_title
 from .textformat import FormatError, ParsedArticle, parse
 
@@ -93,7 +94,14 @@ def _existing_state(article):
 
 
 def _validate(path, parsed: ParsedArticle, article):
+    """The model's rules, as for every interface: the article's full_clean(), each source's
+    and related link's full_clean(), and Article.validate_parts() for the tags and the
+    counts. Each problem is 'file:line: what: message', on the line of what is wrong."""
     problems = []
+
+    def report(line, what, messages):
+        problems.extend(f"{path}:{line}: {what}: {message}" for message in messages)
+
     field_lines = {
         "title": parsed.lines["title"],
         "body": parsed.lines["body"],
@@ -105,23 +113,47 @@ def _validate(path, parsed: ParsedArticle, article):
         article.full_clean(exclude=["slug"] if article.pk else None)
     except ValidationError as error:
         for name, messages in error.message_dict.items():
-            line = field_lines.get(name, parsed.lines["title"])
-            label = name.replace("_", " ") if name != "__all__" else "article"
-            problems += [f"{path}:{line}: {label}: {message}" for message in messages]
-    for source in parsed.sources:
+            report(field_lines.get(name, parsed.lines["title"]), _what("article", name), messages)
+
+    sources = [Source(title=s.title, publisher=s.publisher, url=s.url) for s in parsed.sources]
+    for source, parsed_source in zip(sources, parsed.sources, strict=True):
         try:
-            Source(title=source.title, publisher=source.publisher, url=source.url).full_clean(
-                exclude=["article"]
-            )
+            source.full_clean(exclude=["article"])
         except ValidationError as error:
             for name, messages in error.message_dict.items():
-                problems += [f"{path}:{source.line}: source {name}: {m}" for m in messages]
-    for title in parsed.related_titles:
-        if title.casefold() == parsed.title.casefold():
-            problems.append(
-                f"{path}:{parsed.lines['related']}: an article cannot relate to itself."
-            )
+                report(parsed_source.line, _what("source", name), messages)
+    links = [RelatedLink(article=article, title=title) for title in parsed.related_titles]
+    for link in links:
+        try:
+            link.full_clean(exclude=["article"])
+        except ValidationError as error:
+            for name, messages in error.message_dict.items():
+                report(parsed.lines["related"], _what("related link", name), messages)
+
+    try:
+        article.validate_parts(tags=parsed.tags, sources=sources, related_links=links)
+    except ValidationError as error:
+        part_lines = {
+            "tags": parsed.lines.get("tags"),
+            "related_links": parsed.lines.get("related"),
+            # The first source past the limit.
+            "sources": parsed.sources[min(MAX_SOURCES, len(parsed.sources) - 1)].line
+            if parsed.sources
+            else None,
+        }
+        for part, messages in error.message_dict.items():
+            report(part_lines[part] or parsed.lines["title"], part.replace("_", " "), messages)
     return problems
+
+
+def _what(part, field):
+    """How a problem with ``field`` of the article, a source or a related link is named:
+    'title', 'source url', 'related link title', or the part itself when it is not about
+    one field."""
+    if field == NON_FIELD_ERRORS:
+        return part
+    field = field.replace("_", " ")
+    return field if part == "article" else f"{part} {field}"
 
 
 @transaction.atomic

@@ -5,7 +5,6 @@ from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Upper
@@ -17,6 +16,16 @@ from taggit.managers import TaggableManager
 from taggit.models import TaggedItem
 
 from .rendering import html_to_text, render_markdown
+from .rules import (
+    SELF_RELATION,
+    body_within_limit,
+    http_url_validator,
+    no_control_characters,
+    related_link_count_problems,
+    source_count_problems,
+    tag_problems,
+    within_years,
+)
 from .slugs import lock_article_slugs, slug_from_title
 
 WORDS_PER_MINUTE = 230
@@ -44,17 +53,6 @@ def tagged(tag_id, size):
             tag_id=tag_id,
         )
     )
-
-
-def no_control_characters(value):
-    """Refuse the invisible control characters text pasted from other programs can hold:
-    XML (feeds, sitemaps) cannot carry them."""
-    for position, char in enumerate(value, start=1):
-        if (ord(char) < 32 and char not in "\t\n\r") or 0x7F <= ord(char) < 0xA0:
-            raise ValidationError(
-                f"Remove the invisible control character U+{ord(char):04X} "
-                f"(character {position}); it was probably pasted from another program."
-            )
 
 
 class ArticleQuerySet(models.QuerySet):
@@ -242,7 +240,7 @@ class Article(models.Model):
         help_text="One or two sentences for lists and search results.",
     )
     body = models.TextField(
-        validators=[no_control_characters],
+        validators=[no_control_characters, body_within_limit],
         help_text=(
             "Markdown. Start each section with '## Heading'; "
             "the title is the page's only top-level heading."
@@ -252,11 +250,12 @@ class Article(models.Model):
     # Plain text of the body, and the article's tags and sources: what search indexes.
     body_text = models.TextField(editable=False, default="")
     search_extra = models.TextField(editable=False, default="")
-    event_date = models.DateField(help_text="When the news happened.")
+    event_date = models.DateField(validators=[within_years], help_text="When the news happened.")
     published_at = models.DateTimeField(
         "published",
         default=timezone.now,
         db_index=True,
+        validators=[within_years],
         help_text=(
             "When readers can see it. May be backdated to the event date; "
             "a future time schedules the article."
@@ -264,6 +263,7 @@ class Article(models.Model):
     )
     facts_verified = models.DateField(
         "facts verified",
+        validators=[within_years],
         help_text="The month in which an editor last checked the facts against the sources.",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -348,6 +348,26 @@ class Article(models.Model):
         errors = {}
         if self.facts_verified and self.facts_verified.replace(day=1) > timezone.localdate():
             errors["facts_verified"] = "The facts cannot have been verified in a future month."
+        if errors:
+            raise ValidationError(errors)
+
+    def validate_parts(self, *, tags=None, sources=None, related_links=None):
+        """Check the parts of the article that are not columns of its row: ``tags`` (names),
+        ``sources`` and ``related_links`` (rows, saved or not). Parts left out are not
+        checked.
+
+        Raises ValidationError keyed by part ("tags", "sources", "related_links"). Each
+        source and related link also has its own rules, which its ``full_clean()`` checks
+        (a related link to the article itself, say: ``RelatedLink.clean()``).
+        """
+        errors = {}
+        if tags is not None:
+            errors["tags"] = tag_problems(list(tags))
+        if sources is not None:
+            errors["sources"] = source_count_problems(len(sources))
+        if related_links is not None:
+            errors["related_links"] = related_link_count_problems(len(related_links))
+        errors = {part: problems for part, problems in errors.items() if problems}
         if errors:
             raise ValidationError(errors)
 
@@ -470,16 +490,6 @@ class Article(models.Model):
         return ""
 
 
-def http_url_validator(value):
-    URLValidator(schemes=["http", "https"])(value)
-    # Legal in no URL unescaped, and they break the plain-text format's "<URL>" on export.
-    if any(char in value for char in "<>") or any(char.isspace() for char in value):
-        raise ValidationError(
-            "A URL cannot contain spaces or angle brackets; copy it from the browser's "
-            "address bar, which encodes them."
-        )
-
-
 class Source(models.Model):
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveIntegerField(default=0)
@@ -500,6 +510,22 @@ class Source(models.Model):
         return f"{self.title} ({self.publisher})"
 
 
+def set_null_keeping_title(collector, field, sub_objs, using):
+    """``RelatedLink.target``'s on_delete: SET_NULL, after copying into each link the title
+    its target has when it is deleted, the title the link then falls back to. (The title
+    copied when the link was saved may be old: the target can have been renamed since, by
+    any path: the admin, an import, a restored revision, a bulk update.)"""
+    collector.add_field_update(field.model._meta.get_field("title"), TARGET_TITLE, sub_objs)
+    collector.add_field_update(field, None, sub_objs)
+
+
+set_null_keeping_title.lazy_sub_objs = True  # one UPDATE per batch; no rows are read
+# The current title of a link's target, for an UPDATE of links. One object for every
+# deletion: the collector runs its updates grouped by (field, value) in the order it first
+# sees them, so every title is copied before any target is cleared.
+TARGET_TITLE = models.Subquery(Article.objects.filter(pk=OuterRef("target")).values("title"))
+
+
 class RelatedLink(models.Model):
     """A "See also" entry: another Skillo article, or the title of one not written yet.
 
@@ -511,7 +537,7 @@ class RelatedLink(models.Model):
     position = models.PositiveIntegerField(default=0)
     target = models.ForeignKey(
         Article,
-        on_delete=models.SET_NULL,
+        on_delete=set_null_keeping_title,
         null=True,
         blank=True,
         related_name="+",
@@ -544,7 +570,8 @@ class RelatedLink(models.Model):
         return self.display_title
 
     def save(self, *args, **kwargs):
-        # Keep the target's title so that the link survives as a title if the target goes.
+        # Keep the target's title, so that the link has one before its target goes (when
+        # the target is deleted, set_null_keeping_title copies its title as it is then).
         if self.target_id and self.target:
             self.title = self.target.title
         self.title = self.title.strip()
@@ -553,8 +580,19 @@ class RelatedLink(models.Model):
     def clean(self):
         if not self.target_id and not self.title.strip():
             raise ValidationError("Choose an article or type a title.")
-        if self.target_id and self.target_id == self.article_id:
-            raise ValidationError({"target": "An article cannot relate to itself."})
+        # The article may be unsaved (the admin's add form, an import): then it is known
+        # only as the instance assigned to the link.
+        known = self.article_id or RelatedLink.article.is_cached(self)
+        if known and self.article is not None and self.leads_to(self.article):
+            field = "target" if self.target_id else "title"
+            raise ValidationError({field: ValidationError(SELF_RELATION, code="self")})
+
+    def leads_to(self, article):
+        """Whether this link leads to ``article``: by its target, or, without one, by its
+        title, case-insensitively (as links by title are resolved)."""
+        if self.target_id:
+            return self.target_id == article.pk
+        return self.title.strip().casefold() == article.title.strip().casefold()
 
     @property
     def display_title(self):

@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from news.models import Article, RelatedLink
+from news.models import Article, RelatedLink, Source
 
 from .factories import ArticleFactory, SourceFactory
 
@@ -174,3 +174,47 @@ def test_add_form_starts_with_this_month_as_facts_verified(editor_client):
 
     html = editor_client.get(ADD_URL).content.decode()
     assert f'name="facts_verified" value="{timezone.localdate():%Y-%m}"' in html
+
+
+def source_rows(article, sources, delete=()):
+    return [
+        {"id": str(source.pk), "article": str(article.pk), "position": str(source.position),
+         "title": source.title, "publisher": source.publisher, "url": source.url,
+         **({"DELETE": "on"} if source in delete else {})}
+        for source in sources
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("delete_one", [True, False])
+def test_an_article_at_the_source_limit_can_swap_one_but_not_add_one(editor_client, delete_one):
+    article = ArticleFactory(title="Go 1.22 released", slug="go-1-22-released")
+    stored = SourceFactory.create_batch(50, article=article)
+    new = {"id": "", "article": str(article.pk), "position": "50", "title": "New notes",
+           "publisher": "Go team", "url": ""}  # fmt: skip
+    data = form_data(
+        title=article.title,
+        slug=article.slug,
+        loaded_version=str(article.version),
+        sources=[*source_rows(article, stored, delete=stored[:1] if delete_one else ()), new],
+    )
+    data["sources-INITIAL_FORMS"] = "50"
+    response = editor_client.post(reverse("admin:news_article_change", args=[article.pk]), data)
+    titles = set(article.sources.values_list("title", flat=True))
+    if delete_one:
+        assert response.status_code == 302, response.context["errors"]
+        assert len(titles) == 50 and "New notes" in titles and stored[0].title not in titles
+    else:
+        assert_refused(response, "An article can have at most 50 sources. This one has 51")
+        assert titles == {source.title for source in stored}
+
+
+def test_the_admin_and_the_error_page_read_the_limits_from_the_model_layer():
+    from news import admin as news_admin
+    from news import errors, rules
+
+    inlines = {inline.model: inline for inline in news_admin.ArticleAdmin.inlines}
+    assert inlines[Source].max_num == rules.MAX_SOURCES
+    assert inlines[RelatedLink].max_num == rules.MAX_RELATED_LINKS
+    assert errors.LIMITS == {
+        "body": "100,000", "sources": 50, "related_links": 50, "tags": 30,
+    }  # fmt: skip

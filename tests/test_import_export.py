@@ -6,7 +6,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 from django.utils.html import strip_tags
+from taggit.models import Tag
 
+from news.importer import ImportFailed, import_articles
 from news.models import Article, RelatedLink, Source
 
 from .conftest import SHARED_ARTICLE, SHARED_SLUG
@@ -89,8 +91,13 @@ def test_import_reads_a_folder_of_articles(tmp_path):
         ({"title": "x" * 201}, "bad.txt:1: title"),
         (
             {"body": "Text.\n\nRelated on Skillo\n\nSee also: A title."},
-            "an article cannot relate to itself",
+            "bad.txt:7: related link title: An article cannot relate to itself.",
         ),
+        (
+            {"body": "Text.\n\nRelated on Skillo\n\nSee also: " + "R" * 201 + "."},
+            "bad.txt:7: related link title: Ensure this value has at most 200 characters",
+        ),
+        ({"extra": "\n\nTags: go, " + "t" * 150}, "bad.txt:11: tags: A tag can be at most 100"),
     ],
 )
 def test_a_bad_file_aborts_the_whole_import(tmp_path, content, expected):
@@ -203,3 +210,16 @@ def test_import_finds_an_article_whose_slug_was_chosen_in_the_admin(tmp_path):
     article.refresh_from_db()
     assert Article.objects.count() == 1
     assert article.body == "Updated text."
+
+
+def test_a_tag_too_long_for_its_column_is_refused_before_anything_is_written(tmp_path):
+    # PostgreSQL refuses it only when the tag is written, after the article and the other
+    # files' articles: the model's rule reports it first, as the admin does.
+    write(tmp_path, "a-good.txt", title="A good one")
+    path = write(tmp_path, "b-long-tag.txt", extra="\n\nTags: go, " + "t" * 150)
+    with pytest.raises(ImportFailed) as failed:
+        import_articles([tmp_path])
+    assert failed.value.problems == [
+        f"{path}:11: tags: A tag can be at most 100 characters long; “{'t' * 39}…” has 150."
+    ]
+    assert not Article.objects.exists() and not Tag.objects.exists()

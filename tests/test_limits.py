@@ -14,8 +14,8 @@ from django.urls import reverse
 from reversion.models import Revision, Version
 from taggit.models import Tag, TaggedItem
 
-from news.admin import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, MAX_TAGS
 from news.models import Article, RelatedLink, Source
+from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, MAX_TAGS
 
 from .factories import ArticleFactory, SourceFactory
 from .test_admin import ADD_URL, form_data

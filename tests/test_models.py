@@ -3,6 +3,7 @@ from datetime import date, timedelta
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models.deletion import Collector
 from django.utils import timezone
 from taggit.models import Tag
 
@@ -163,3 +164,119 @@ def test_source_url_with_spaces_or_angle_brackets_is_refused():
         with pytest.raises(ValidationError):
             http_url_validator(url)
     http_url_validator("https://example.org/a?b=c%22d")
+
+
+def test_a_related_title_naming_its_own_article_is_invalid_before_either_is_saved():
+    article = ArticleFactory.build(title="Go 1.22 released")
+    with pytest.raises(ValidationError) as refused:
+        RelatedLink(article=article, title=" GO 1.22 RELEASED").full_clean(exclude=["article"])
+    assert refused.value.message_dict == {"title": ["An article cannot relate to itself."]}
+    RelatedLink(article=article, title="Go 1.21 released").full_clean(exclude=["article"])
+
+
+def test_validate_parts_allows_each_limit_and_names_each_part_over_it():
+    article = ArticleFactory.build()
+    article.validate_parts(
+        tags=[f"topic{i}" for i in range(30)] + ["TOPIC0"],  # one tag, whatever its case
+        sources=[Source()] * 50,
+        related_links=[RelatedLink()] * 50,
+    )
+    with pytest.raises(ValidationError) as refused:
+        article.validate_parts(
+            tags=[f"topic{i}" for i in range(31)],
+            sources=[Source()] * 51,
+            related_links=[RelatedLink()] * 51,
+        )
+    assert refused.value.message_dict == {
+        "tags": ["An article can have at most 30 tags; this one has 31."],
+        "sources": ["An article can have at most 50 sources. This one has 51: remove some."],
+        "related_links": [
+            "An article can have at most 50 related links. This one has 51: remove some."
+        ],
+    }
+
+
+def test_validate_parts_checks_each_tag_name_and_only_the_parts_given():
+    article = ArticleFactory.build()
+    with pytest.raises(ValidationError) as refused:
+        article.validate_parts(tags=["go", "t" * 101, "pasted\x07"])
+    assert refused.value.message_dict == {
+        "tags": [
+            f"A tag can be at most 100 characters long; “{'t' * 39}…” has 101.",
+            "Remove the invisible control character U+0007 (character 7); it was probably "
+            "pasted from another program.",
+        ]
+    }
+    article.validate_parts(sources=[Source()] * 50)
+
+
+@pytest.mark.parametrize("year", [1799, 2201])
+def test_dates_out_of_range_are_invalid(year):
+    article = ArticleFactory.build(
+        event_date=date(year, 1, 1),
+        published_at=timezone.now().replace(year=year),
+        facts_verified=date(year, 1, 1),
+    )
+    with pytest.raises(ValidationError) as refused:
+        article.full_clean(exclude=["slug"])
+    message = f"Enter a date between the years 1800 and 2200; this one is in {year}."
+    errors = refused.value.message_dict
+    assert [errors[name] for name in ("event_date", "published_at")] == [[message]] * 2
+    assert message in errors["facts_verified"]
+
+
+def test_a_body_over_the_limit_is_invalid():
+    article = ArticleFactory.build(body="B" * 100_001)
+    with pytest.raises(ValidationError) as refused:
+        article.full_clean(exclude=["slug"])
+    assert refused.value.message_dict["body"] == [
+        "The body can be at most 100,000 characters long; this one has 100,001. "
+        "Split it into several articles."
+    ]
+
+
+def test_a_renamed_then_deleted_target_leaves_its_new_title_as_an_unwritten_link(client):
+    target = ArticleFactory(title="Old name")
+    article = ArticleFactory(title="Linking article")
+    RelatedLink.objects.create(article=article, target=target)
+    target.title = "New name"
+    target.save()
+    target.delete()
+    page = client.get(article.get_absolute_url()).content.decode()
+    assert '<span class="unwritten">New name</span>' in page
+    assert "Old name" not in page
+
+
+@pytest.mark.parametrize("batch_size", [None, 1])
+def test_targets_renamed_by_any_path_and_deleted_together_leave_their_current_titles(
+    monkeypatch, batch_size
+):
+    if batch_size:
+        # As when deleting more articles than one query can name: every title is still
+        # copied before any target is cleared.
+        monkeypatch.setattr(
+            Collector,
+            "get_del_batches",
+            lambda self, objs, fields: [objs[i : i + batch_size] for i in range(len(objs))],
+        )
+    targets = [ArticleFactory(title=f"Old {i}") for i in range(3)]
+    article = ArticleFactory()
+    for position, target in enumerate(targets):
+        RelatedLink.objects.create(article=article, target=target, position=position)
+    for number, target in enumerate(targets):
+        # Bypasses Article.save(), as restoring a revision does.
+        Article.objects.filter(pk=target.pk).update(title=f"New {number}")
+    Article.objects.filter(pk__in=[target.pk for target in targets]).delete()
+    assert list(article.related_links.values_list("target", "title")) == [
+        (None, "New 0"),
+        (None, "New 1"),
+        (None, "New 2"),
+    ]
+
+
+def test_deleting_an_article_with_its_target_deletes_the_link_too():
+    target = ArticleFactory()
+    article = ArticleFactory()
+    RelatedLink.objects.create(article=article, target=target)
+    Article.objects.filter(pk__in=[article.pk, target.pk]).delete()
+    assert not RelatedLink.objects.exists()

@@ -1,0 +1,126 @@
+"""The rules an article must follow, and the words that say which one was broken.
+
+Every interface that takes an article (the admin, the plain-text importer, any later
+one) gets them from the model layer, never from its own copy (STYLE.md, item 18):
+
+- the field validators below are on the fields of ``news.models`` (so ``full_clean()``
+  runs them), together with ``Article.clean()`` and ``RelatedLink.clean()``;
+- the limits on the parts of an article that are not columns of its row (tags, sources,
+  related links) are checked by ``Article.validate_parts()``, which uses the
+  ``*_problems`` functions below.
+
+The limits are far beyond any real article. An article at every limit at once, in
+four-byte characters, still fits in Django's request limits (DATA_UPLOAD_MAX_MEMORY_SIZE,
+DATA_UPLOAD_MAX_NUMBER_FIELDS), so an editor always gets the message that names the limit
+rather than a "request too large" page.
+"""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.utils.text import Truncator
+from taggit.models import Tag
+
+MAX_BODY_CHARS = 100_000
+MAX_SOURCES = 50
+MAX_RELATED_LINKS = 50
+MAX_TAGS = 30
+# The tag table's column: a longer name is refused here, not by the database (PostgreSQL
+# would refuse it only while the article's other rows are being written).
+MAX_TAG_CHARS = Tag._meta.get_field("name").max_length
+EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
+
+SELF_RELATION = "An article cannot relate to itself."
+
+
+def no_control_characters(value):
+    """Refuse the invisible control characters text pasted from other programs can hold:
+    XML (feeds, sitemaps) cannot carry them."""
+    for position, char in enumerate(value, start=1):
+        if (ord(char) < 32 and char not in "\t\n\r") or 0x7F <= ord(char) < 0xA0:
+            raise ValidationError(
+                f"Remove the invisible control character U+{ord(char):04X} "
+                f"(character {position}); it was probably pasted from another program.",
+                code="control_character",
+            )
+
+
+def http_url_validator(value):
+    URLValidator(schemes=["http", "https"])(value)
+    # Legal in no URL unescaped, and they break the plain-text format's "<URL>" on export.
+    if any(char in value for char in "<>") or any(char.isspace() for char in value):
+        raise ValidationError(
+            "A URL cannot contain spaces or angle brackets; copy it from the browser's "
+            "address bar, which encodes them."
+        )
+
+
+def within_years(value):
+    """Catches typos such as 0224 for 2024, and times that no time zone can convert
+    (9999-12-31 23:59 in New York is past the last moment Python can hold in UTC)."""
+    if not EARLIEST_YEAR <= value.year <= LATEST_YEAR:
+        raise ValidationError(
+            f"Enter a date between the years {EARLIEST_YEAR} and {LATEST_YEAR}; "
+            f"this one is in {value.year}.",
+            code="year_out_of_range",
+        )
+
+
+def body_within_limit(value):
+    if len(value) > MAX_BODY_CHARS:
+        raise ValidationError(
+            f"The body can be at most {MAX_BODY_CHARS:,} characters long; this one has "
+            f"{len(value):,}. Split it into several articles.",
+            code="max_length",
+        )
+
+
+def tag_problems(names):
+    """What is wrong with an article's tag names (a list of messages, empty if nothing).
+    Names that differ only in case are one tag (TAGGIT_CASE_INSENSITIVE)."""
+    count = len({name.casefold() for name in names})
+    if count > MAX_TAGS:
+        return [
+            ValidationError(
+                f"An article can have at most {MAX_TAGS} tags; this one has {count}.",
+                code="too_many",
+            )
+        ]
+    problems = []
+    for name in names:
+        try:
+            no_control_characters(name)
+        except ValidationError as error:
+            problems.append(error)
+        if len(name) > MAX_TAG_CHARS:
+            problems.append(
+                ValidationError(
+                    f"A tag can be at most {MAX_TAG_CHARS} characters long; "
+                    f"“{Truncator(name).chars(40)}” has {len(name)}.",
+                    code="max_length",
+                )
+            )
+    return problems
+
+
+def source_count_problems(count):
+    if count > MAX_SOURCES:
+        return [
+            ValidationError(
+                f"An article can have at most {MAX_SOURCES} sources. This one has {count}: "
+                "remove some.",
+                code="too_many",
+            )
+        ]
+    return []
+
+
+def related_link_count_problems(count):
+    if count > MAX_RELATED_LINKS:
+        return [
+            ValidationError(
+                f"An article can have at most {MAX_RELATED_LINKS} related links. This one has "
+                f"{count}: remove some.",
+                code="too_many",
+            )
+        ]
+    return []
