@@ -103,18 +103,16 @@ class ArticleQuerySet(models.QuerySet):
             related_links__title_upper=Upper(models.Value(article.title)),
         )
 
-    def more_on_these_topics(self, article, limit=5):
+    def more_on_these_topics(self, article, sizes, limit=5):
         """Published articles ranked by tags shared with ``article``, then recency: one query.
 
         Leaves out the article itself and the editor's own picks among its related links.
         Topics bigger than BIG_TOPIC say little about what is related and cost a scan of
         their every article, so they count only when the article has no smaller topic;
         then it is the newest articles of its smallest topic.
-        Needs ``for_detail()`` on ``article`` so that tags and links are already loaded.
+        ``sizes`` is {tag id: published articles} (news.topics.topic_sizes()). Needs
+        ``for_detail()`` on ``article`` so that tags and links are already loaded.
         """
-        from .topics import topic_sizes
-
-        sizes = topic_sizes()
         tag_ids = [tag.pk for tag in article.tags.all()]
         if not tag_ids:
             return self.none()
@@ -142,16 +140,14 @@ class ArticleQuerySet(models.QuerySet):
             .only("title", "slug", "published_at")
         )[:limit]
 
-    def neighbour_querysets(self, article):
+    def neighbour_querysets(self, article, sizes):
         """The topic (``article``'s first tag, alphabetically) and querysets ordered so
         that their first rows are the previous and next published articles in it by
-        event date; needs ``for_detail()``."""
-        from .topics import topic_sizes
-
+        event date; needs ``for_detail()`` and ``sizes`` as in more_on_these_topics()."""
         tags = sorted(article.tags.all(), key=lambda tag: tag.name.casefold())
         if not tags:
             return None, self.none(), self.none()
-        size = topic_sizes().get(tags[0].pk, 0)
+        size = sizes.get(tags[0].pk, 0)
         same_topic = self.published().filter(tagged(tags[0].pk, size)).exclude(pk=article.pk)
         key = (article.event_date, article.published_at, article.pk)
         earlier = (
@@ -163,7 +159,7 @@ class ArticleQuerySet(models.QuerySet):
         following = same_topic.exclude(earlier).order_by("event_date", "published_at", "pk")
         return tags[0], previous, following
 
-    def around(self, article, referencing_limit=50):
+    def around(self, article, sizes, referencing_limit=50):
         """Everything an article page lists besides the article, in one query.
 
         Returns (referenced_by, more_on_topics, topic, previous, next): the articles
@@ -172,10 +168,10 @@ class ArticleQuerySet(models.QuerySet):
         Needs ``for_detail()`` on ``article``.
         """
         fields = ("pk", "title", "slug", "event_date", "published_at")
-        topic, previous, following = self.neighbour_querysets(article)
+        topic, previous, following = self.neighbour_querysets(article, sizes)
         parts = {
             "refs": self.referencing(article).values(*fields)[:referencing_limit],
-            "more": self.more_on_these_topics(article).values(*fields),
+            "more": self.more_on_these_topics(article, sizes).values(*fields),
             "previous": previous.values(*fields)[:1],
             "next": following.values(*fields)[:1],
         }
@@ -642,16 +638,3 @@ reversion.register(Source)
 reversion.register(RelatedLink)
 reversion.register(TaggedItem)
 reversion.register(Article, follow=["sources", "related_links", "tagged_items"])
-
-
-class PendingPurge(models.Model):
-    """Cache purges that could not reach the cache (it was down), kept until it is back.
-
-    news.pagecache re-sends them, so no page built before the change outlives the outage.
-    """
-
-    keys = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self):
-        return f"{len(self.keys.split())} keys at {self.created_at:%Y-%m-%d %H:%M:%S}"

@@ -12,7 +12,7 @@ from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPIC
 from .models import Article, RetiredSlug, tagged
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
-from .topics import all_topics, archive_months, get_topic_or_404
+from .topics import all_topics, archive_months, get_topic_or_404, topic_sizes
 
 
 class ArticlesPageMixin:
@@ -73,7 +73,9 @@ class ArticleDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         article = self.object
-        referenced_by, more_on_topics, topic, previous, following = Article.objects.around(article)
+        referenced_by, more_on_topics, topic, previous, following = Article.objects.around(
+            article, topic_sizes()
+        )
         related_links = [link for link in article.related_links.all() if link.is_public]
         shown = [*referenced_by, *more_on_topics, *(a for a in (previous, following) if a)]
         depends_on(

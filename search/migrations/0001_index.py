@@ -82,7 +82,7 @@ reinstall = run({"sqlite": SQLITE_INSTALL, "postgresql": POSTGRES_INSTALL})
 
 
 class Migration(migrations.Migration):
-    dependencies = [("news", "0007_text_validators")]
+    dependencies = [("news", "0009_pending_purges_move_to_pagecache")]
 
     operations = [
         migrations.RunPython(
