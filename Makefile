@@ -55,6 +55,7 @@ serve: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 check: $(VENV)/.installed
 	$(PY) manage.py check --fail-level WARNING
