@@ -1,14 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
-
-
-def ensure_roles(apps=None, **kwargs):
-    # flush (as between transactional tests) sends no app registry: use the live one.
-    from django.apps import apps as live_apps
-
-    from .roles import ensure_groups
-
-    ensure_groups(apps or live_apps)
 
 
 class NewsConfig(AppConfig):
@@ -20,6 +10,5 @@ class NewsConfig(AppConfig):
 
         from . import purge, signals  # noqa: F401 - connects the receivers
 
-        post_migrate.connect(ensure_roles, sender=self)
         purges.purged.connect(purge.nav_change)
         purges.register_schedule(purge.ArticleSchedule())

@@ -623,17 +623,8 @@ class RetiredSlug(models.Model):
         return self.slug
 
 
-class FactsDue(Article):
-    """Published articles whose facts are due for re-verification (an admin queue)."""
-
-    class Meta:
-        proxy = True
-        verbose_name = "article with facts due for re-verification"
-        verbose_name_plural = "Facts due for re-verification"
-
-
 # Revisions keep an article together with its sources, related links and tags, so that
-# restoring one brings all of them back (see admin.py).
+# restoring one brings all of them back (see editorial/admin.py).
 reversion.register(Source)
 reversion.register(RelatedLink)
 reversion.register(TaggedItem)

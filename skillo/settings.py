@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "pagecache",
     "news",
     "search",
+    "editorial",
 ]
 # Synthetic articles for benchmarks and tests, where factory-boy is installed (the dev
 # and test extras); production settings leave it out.

@@ -209,10 +209,10 @@ def test_an_article_at_the_source_limit_can_swap_one_but_not_add_one(editor_clie
 
 
 def test_the_admin_and_the_error_page_read_the_limits_from_the_model_layer():
-    from news import admin as news_admin
+    from editorial import admin as editorial_admin
     from news import errors, rules
 
-    inlines = {inline.model: inline for inline in news_admin.ArticleAdmin.inlines}
+    inlines = {inline.model: inline for inline in editorial_admin.ArticleAdmin.inlines}
     assert inlines[Source].max_num == rules.MAX_SOURCES
     assert inlines[RelatedLink].max_num == rules.MAX_RELATED_LINKS
     assert errors.LIMITS == {

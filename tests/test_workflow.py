@@ -215,7 +215,7 @@ def test_admin_preview_is_closed_to_anonymous_users(client):
 
 def test_change_form_has_the_preview_pane(writer):
     html = writer.get(ADD).content.decode()
-    assert 'id="markdown-preview"' in html and "news/admin-preview.js" in html
+    assert 'id="markdown-preview"' in html and "editorial/admin-preview.js" in html
 
 
 # Revisions
@@ -391,7 +391,7 @@ def test_facts_due_lists_old_published_articles_oldest_first(editor):
     older = ArticleFactory(title="Older check", facts_verified=date(2024, 6, 1))
     ArticleFactory(title="Fresh check", facts_verified=timezone.localdate())
     ArticleFactory(title="Draft check", facts_verified=date(2023, 1, 1), draft=True)
-    page = editor.get(reverse("admin:news_factsdue_changelist")).content.decode()
+    page = editor.get(reverse("admin:editorial_factsdue_changelist")).content.decode()
     assert page.index(oldest.title) < page.index(older.title)
     assert "Fresh check" not in page and "Draft check" not in page
 
@@ -399,7 +399,7 @@ def test_facts_due_lists_old_published_articles_oldest_first(editor):
 def test_facts_verified_this_month_action(editor):
     article = ArticleFactory(facts_verified=date(2023, 1, 1))
     editor.post(
-        reverse("admin:news_factsdue_changelist"),
+        reverse("admin:editorial_factsdue_changelist"),
         {"action": "verified_this_month", "_selected_action": [str(article.pk)]},
     )
     article.refresh_from_db()

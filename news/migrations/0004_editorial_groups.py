@@ -1,18 +1,7 @@
-"""The three editorial roles, on every install."""
+"""The three editorial roles were created here; the editorial app's migrations do it now
+(editorial/migrations/0002_editorial_groups.py), so this one no longer does anything."""
 
 from django.db import migrations
-
-def create_groups(apps, schema_editor):
-    from news.roles import ensure_groups
-
-    ensure_groups(apps)
-
-
-def remove_groups(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(
-        name__in=["Writers", "Editors", "Admins"]
-    ).delete()
-
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -22,4 +11,4 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(create_groups, remove_groups)]
+    operations = []

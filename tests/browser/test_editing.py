@@ -148,7 +148,7 @@ def test_admin_pages_run_under_the_content_security_policy(new_page, site, artif
         f"/admin/news/article/{article.pk}/change/",
         f"/admin/news/article/{article.pk}/history/",
         "/admin/news/article/wanted/",
-        "/admin/news/factsdue/",
+        "/admin/editorial/factsdue/",
     ):
         page.goto(site + path)
         page.wait_for_load_state("networkidle")

@@ -1,10 +1,9 @@
 from datetime import datetime
 
 import reversion
-from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Exists, OuterRef
 from django.http import HttpResponse, HttpResponseRedirect
@@ -17,17 +16,15 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag
 
-from .models import Article, FactsDue, RelatedLink, Source
-from .rendering import render_markdown
-from .rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, within_years
-from .slugs import lock_article_slugs
+from news.models import Article, RelatedLink, Source
+from news.rendering import render_markdown
+from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 
-PUBLISH_PERMISSION = "news.publish_article"
+from .forms import ArticleForm, RelatedLinkFormSet, ScheduleForm, SourceFormSet
+from .models import FactsDue
+from .roles import can_publish
+
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
-
-
-def can_publish(user):
-    return user.has_perm(PUBLISH_PERMISSION)
 
 
 def save_each(request, queryset, change, comment):
@@ -48,143 +45,12 @@ def save_each(request, queryset, change, comment):
     return count
 
 
-class ArticleForm(forms.ModelForm):
-    facts_verified = forms.DateField(
-        label="Facts verified",
-        input_formats=["%Y-%m", "%Y-%m-%d"],
-        error_messages={"invalid": "Enter the month as YYYY-MM, for example 2024-07."},
-        widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
-        help_text="The month in which an editor last checked the facts (YYYY-MM).",
-        initial=timezone.localdate,
-    )
-    # The version the editor started from; a save based on an older one is refused.
-    loaded_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
-
-    class Meta:
-        model = Article
-        fields = [
-            "title", "slug", "summary", "body", "tags",
-            "status", "event_date", "published_at", "facts_verified",
-        ]  # fmt: skip
-        error_messages = {
-            "title": {
-                "max_length": "A title can be at most %(limit_value)d characters long; "
-                "this one has %(show_value)d.",
-            },
-            "summary": {
-                "max_length": "A summary can be at most %(limit_value)d characters long; "
-                "this one has %(show_value)d. Keep it to one or two sentences.",
-            },
-            "event_date": {"invalid": "Enter the date as YYYY-MM-DD, for example 2024-07-24."},
-            "published_at": {
-                "invalid_date": "Enter the date as YYYY-MM-DD, for example 2024-07-24.",
-                "invalid_time": "Enter the time as HH:MM, for example 09:30.",
-            },
-        }
-
-    def __init__(self, *args, user=None, current_version=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.user = user
-        # Restoring a revision loads its old field values, version included, into the
-        # instance and (inside the view's transaction) the row; the admin passes the
-        # version the article had before that.
-        self.current_version = current_version
-        if self.instance.pk and not self.is_bound:
-            self.initial["loaded_version"] = current_version or self.instance.version
-        if user is not None and not can_publish(user) and "status" in self.fields:
-            self.fields["status"].help_text = "Writers save drafts; an editor publishes them."
-
-    def clean(self):
-        cleaned = super().clean()
-        # The article's own fields are checked by the model (full_clean(), after this);
-        # its tags are not a column of its row, so the model checks them here.
-        if "tags" in cleaned:
-            try:
-                self.instance.validate_parts(tags=cleaned["tags"])
-            except ValidationError as error:
-                self.add_error(None, error)
-        slug = cleaned.get("slug")
-        if slug and slug != self.instance.slug:
-            # Held until the admin's transaction commits, so that the uniqueness check
-            # below sees a slug another editor is saving at this moment (a form error,
-            # not an IntegrityError).
-            lock_article_slugs()
-        if self.instance.pk:
-            self._check_not_stale(cleaned.get("loaded_version"))
-        if (
-            self.user is not None
-            and not can_publish(self.user)
-            and cleaned.get("status") == Article.Status.PUBLISHED
-        ):
-            self.add_error(
-                "status",
-                "You cannot publish or schedule articles: save it as a draft and ask an "
-                "editor to publish it.",
-            )
-        return cleaned
-
-    def _check_not_stale(self, loaded_version):
-        # Locks the row until this save's transaction ends (the admin wraps it in one).
-        current = (
-            Article.objects.select_for_update(of=("self",))
-            .filter(pk=self.instance.pk)
-            .values("version", "updated_at", "updated_by__username")
-            .first()
-        )
-        if current is None:
-            return
-        if self.current_version is not None:
-            current["version"] = self.current_version
-        if loaded_version == current["version"]:
-            return
-        who = current["updated_by__username"] or "someone else"
-        when = timezone.localtime(current["updated_at"]).strftime("%H:%M:%S on %d %B %Y")
-        raise ValidationError(
-            f"{who} saved this article at {when}, after you opened it. Your changes have "
-            "NOT been saved, and they are still in the form below: copy what you need, "
-            "then reload the page to see their version and apply your changes to it."
-        )
-
-
-class ArticlePartFormSet(forms.BaseInlineFormSet):
-    """The rows of one part of an article (its sources, its related links), which the
-    model counts (Article.validate_parts); each row's own rules are checked by the model
-    too, through the row form's full_clean()."""
-
-    part = None  # the keyword of Article.validate_parts
-
-    def clean(self):
-        super().clean()
-        try:
-            self.instance.validate_parts(**{self.part: self.kept_rows()})
-        except ValidationError as error:
-            raise ValidationError(error.error_dict[self.part]) from None
-
-    def kept_rows(self):
-        """The rows the article will have once saved: stored ones not deleted, and new
-        ones filled in (the form's blank extra rows are not saved)."""
-        return [
-            form.instance
-            for index, form in enumerate(self.forms)
-            if (index < self.initial_form_count() or form.has_changed())
-            and not form.cleaned_data.get("DELETE")
-        ]
-
-
-class SourceFormSet(ArticlePartFormSet):
-    part = "sources"
-
-
 class SourceInline(admin.TabularInline):
     model = Source
     formset = SourceFormSet
     fields = ["position", "title", "publisher", "url"]
     extra = 1
     max_num = MAX_SOURCES  # for the page's "Add another"; Article.validate_parts enforces it
-
-
-class RelatedLinkFormSet(ArticlePartFormSet):
-    part = "related_links"
 
 
 class RelatedLinkInline(admin.TabularInline):
@@ -200,21 +66,6 @@ class RelatedLinkInline(admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("target")
-
-
-class ScheduleForm(forms.Form):
-    publish_at = forms.DateTimeField(
-        label="Publish at",
-        validators=[within_years],
-        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"],
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
-
-    def clean_publish_at(self):
-        value = self.cleaned_data["publish_at"]
-        if value <= timezone.now():
-            raise ValidationError("Choose a time in the future.")
-        return value
 
 
 @admin.register(Article)
@@ -241,8 +92,8 @@ class ArticleAdmin(CompareVersionAdmin):
     change_list_template = "admin/news/article/change_list.html"
 
     class Media:
-        js = ["news/admin-preview.js"]
-        css = {"all": ["news/admin-preview.css"]}
+        js = ["editorial/admin-preview.js"]
+        css = {"all": ["editorial/admin-preview.css"]}
 
     # Who may do what
 

@@ -1,13 +1,19 @@
 """The three editorial roles: Writers, Editors and Admins."""
 
+PUBLISH_PERMISSION = "news.publish_article"
+
 WRITER = [
     "news.add_article", "news.change_article", "news.view_article", "news.delete_article",
     "news.add_source", "news.change_source", "news.delete_source", "news.view_source",
     "news.add_relatedlink", "news.change_relatedlink", "news.delete_relatedlink",
-    "news.view_relatedlink", "news.view_factsdue",
+    "news.view_relatedlink", "editorial.view_factsdue",
 ]  # fmt: skip
-EDITOR = [*WRITER, "news.publish_article", "news.change_factsdue", "taggit.view_tag",
+EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "taggit.view_tag",
           "taggit.change_tag"]  # fmt: skip
+
+
+def can_publish(user):
+    return user.has_perm(PUBLISH_PERMISSION)
 
 
 def ensure_groups(apps):

@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def ensure_roles(apps=None, **kwargs):
+    # flush (as between transactional tests) sends no app registry: use the live one.
+    from django.apps import apps as live_apps
+
+    from .roles import ensure_groups
+
+    ensure_groups(apps or live_apps)
+
+
+class EditorialConfig(AppConfig):
+    name = "editorial"
+    verbose_name = "Editorial"
+
+    def ready(self):
+        post_migrate.connect(ensure_roles, sender=self)
