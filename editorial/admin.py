@@ -14,9 +14,9 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
-from taggit.models import Tag
+from taggit.models import Tag as TaggitTag
 
-from news.models import Article, RelatedLink, Source
+from news.models import Article, RelatedLink, Source, Tag
 from news.rendering import render_markdown
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 
@@ -285,7 +285,7 @@ class ArticleAdmin(CompareVersionAdmin):
         ids = [
             item.field_dict.get("tag_id")
             for item in version.revision.version_set.all()
-            if item.content_type.model == "taggeditem"
+            if item.content_type.model == "taggedarticle"
         ]
         return ", ".join(sorted(Tag.objects.filter(pk__in=ids).values_list("name", flat=True)))
 
@@ -405,3 +405,23 @@ class FactsDueAdmin(admin.ModelAdmin):
         self.message_user(
             request, f"Marked {count} article(s) as verified in {month:%B %Y}.", messages.SUCCESS
         )
+
+
+# Skillo's tags are news.Tag; taggit's own (generic) tag tables are unused.
+admin.site.unregister(TaggitTag)
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    """Topics: renaming one keeps its address (the slug), which editors may change too."""
+
+    list_display = ["name", "slug", "article_count"]
+    search_fields = ["name"]
+    ordering = ["name"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(articles=Count("tagged_articles"))
+
+    @admin.display(description="articles", ordering="articles")
+    def article_count(self, tag):
+        return tag.articles

@@ -8,8 +8,8 @@ WRITER = [
     "news.add_relatedlink", "news.change_relatedlink", "news.delete_relatedlink",
     "news.view_relatedlink", "editorial.view_factsdue",
 ]  # fmt: skip
-EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "taggit.view_tag",
-          "taggit.change_tag"]  # fmt: skip
+EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.view_tag",
+          "news.change_tag"]  # fmt: skip
 
 
 def can_publish(user):

@@ -2,8 +2,6 @@ import html
 
 import reversion
 from django.conf import settings
-from django.contrib.contenttypes.fields import GenericRelation
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import Exists, OuterRef, Q
@@ -13,7 +11,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html, strip_tags
 from taggit.managers import TaggableManager
-from taggit.models import TaggedItem
+from taggit.models import TagBase, TaggedItemBase
 
 from .rendering import html_to_text, render_markdown
 from .rules import (
@@ -46,13 +44,7 @@ def tagged(tag_id, size):
     """A filter for articles with the tag ``tag_id``, which has ``size`` articles."""
     if size <= BIG_TOPIC:
         return Q(tags=tag_id)
-    return Exists(
-        TaggedItem.objects.filter(
-            content_type=ContentType.objects.get_for_model(Article),
-            object_id=OuterRef("pk"),
-            tag_id=tag_id,
-        )
-    )
+    return Exists(TaggedArticle.objects.filter(content_object=OuterRef("pk"), tag_id=tag_id))
 
 
 class ArticleQuerySet(models.QuerySet):
@@ -202,8 +194,6 @@ class ArticleQuerySet(models.QuerySet):
 
 def public_tags():
     """Tags with at least one published article, each with its count of them."""
-    from taggit.models import Tag
-
     return (
         Tag.objects.filter(article__in=Article.objects.published())
         .annotate(article_count=models.Count("article", distinct=True))
@@ -263,9 +253,7 @@ class Article(models.Model):
         help_text="The month in which an editor last checked the facts against the sources.",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    tags = TaggableManager(blank=True)
-    # Lets django-reversion keep the tags with each revision of the article.
-    tagged_items = GenericRelation(TaggedItem, related_query_name="tagged_article")
+    tags = TaggableManager(blank=True, through="TaggedArticle")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.ForeignKey(
@@ -609,6 +597,38 @@ class RelatedLink(models.Model):
         return not self.target_id or self.target_is_public
 
 
+class Tag(TagBase):
+    """A topic. taggit's tag, with ASCII slugs made like articles' ("Ünïcode" gives
+    ``unicode``, an emoji its name), never empty, since /tags/<slug>/ must hold them."""
+
+    class Meta:
+        verbose_name = "tag"
+        verbose_name_plural = "tags"
+        ordering = ["name"]
+
+    def slugify(self, tag, i=None):
+        # taggit asks again with i = 1, 2... while the slug is taken: base-2, base-3...
+        slug = slug_from_title(tag, fallback="tag")
+        return slug if i is None else f"{slug}-{i + 1}"
+
+
+class TaggedArticle(TaggedItemBase):
+    """An article's tag: a real foreign key to the article (taggit's own TaggedItem is a
+    generic relation through content types, which every topic query had to join)."""
+
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="tagged_articles")
+    # Its name lets django-reversion keep the tags with each revision of the article.
+    content_object = models.ForeignKey(
+        "Article", on_delete=models.CASCADE, related_name="tagged_items"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["content_object", "tag"], name="tagged_article_once")
+        ]
+        indexes = [models.Index(fields=["tag", "content_object"], name="tagged_article_by_tag")]
+
+
 class RetiredSlug(models.Model):
     """An address an article no longer uses: a 301 to its article, or 410 Gone once the
     article is deleted."""
@@ -627,5 +647,5 @@ class RetiredSlug(models.Model):
 # restoring one brings all of them back (see editorial/admin.py).
 reversion.register(Source)
 reversion.register(RelatedLink)
-reversion.register(TaggedItem)
+reversion.register(TaggedArticle)
 reversion.register(Article, follow=["sources", "related_links", "tagged_items"])

@@ -13,14 +13,13 @@ import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 from pagecache import purges
 from pagecache.store import cache_call
 
 from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
-from .models import Article, RelatedLink
+from .models import Article, RelatedLink, TaggedArticle
 from .topics import main_topics
 
 NAV_KEY = "nav:tags"
@@ -52,9 +51,7 @@ def footprint(pk):
     )
     if row is None:
         return None
-    tags = Article.tags.through.objects.filter(
-        content_type=ContentType.objects.get_for_model(Article), object_id=pk
-    ).values_list("tag_id", flat=True)
+    tags = TaggedArticle.objects.filter(content_object=pk).values_list("tag_id", flat=True)
     links = list(RelatedLink.objects.filter(article_id=pk).values_list("target_id", "title"))
     return Footprint(
         # The one rule for what readers see (Article.is_published / .published()).
@@ -125,9 +122,7 @@ def flush():
 
 def tag_changed(tag_pk):
     """A topic renamed or deleted: its pages and every article page showing its name."""
-    article_ids = Article.tags.through.objects.filter(
-        tag_id=tag_pk, content_type=ContentType.objects.get_for_model(Article)
-    ).values_list("object_id", flat=True)
+    article_ids = TaggedArticle.objects.filter(tag=tag_pk).values_list("content_object", flat=True)
     keys = {TOPICS(), FEEDS(), TAG(tag_pk), *ARTICLE.each(article_ids)}
     on_commit(lambda: purges.purge(keys))
 

@@ -18,7 +18,7 @@ rather than a "request too large" page.
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.utils.text import Truncator
-from taggit.models import Tag
+from taggit.models import TagBase
 
 MAX_BODY_CHARS = 100_000
 MAX_SOURCES = 50
@@ -26,7 +26,7 @@ MAX_RELATED_LINKS = 50
 MAX_TAGS = 30
 # The tag table's column: a longer name is refused here, not by the database (PostgreSQL
 # would refuse it only while the article's other rows are being written).
-MAX_TAG_CHARS = Tag._meta.get_field("name").max_length
+MAX_TAG_CHARS = TagBase._meta.get_field("name").max_length
 EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
 
 SELF_RELATION = "An article cannot relate to itself."

@@ -6,28 +6,9 @@ from django.db.models.signals import (
     pre_save,
 )
 from django.dispatch import receiver
-from taggit.models import Tag
 
 from . import purge
-from .models import Article, RelatedLink, RetiredSlug, Source
-from .slugs import slug_from_title
-
-
-@receiver(pre_save, sender=Tag)
-def ascii_tag_slug(sender, instance, **kwargs):
-    """Give new tags ASCII slugs like articles' ("Ünïcode" -> "unicode").
-
-    taggit keeps Unicode and can produce an empty slug (an emoji-only tag), which the
-    /tags/<slug>/ URLs cannot hold.
-    """
-    if not instance._state.adding:
-        return
-    base = slug_from_title(instance.name, fallback="tag")
-    taken = set(Tag.objects.filter(slug__startswith=base).values_list("slug", flat=True))
-    slug, n = base, 2
-    while slug in taken:
-        slug, n = f"{base}-{n}", n + 1
-    instance.slug = slug
+from .models import Article, RelatedLink, RetiredSlug, Source, Tag
 
 
 @receiver([post_save, post_delete], sender=Tag)

@@ -10,12 +10,11 @@ such scan.
 from collections.abc import Sequence
 
 from django.http import Http404
-from taggit.models import Tag
 
 from pagecache.store import remember
 
 from .dependencies import LATEST, TOPICS
-from .models import Article, public_tags
+from .models import Article, Tag, public_tags
 
 MAIN_TOPICS_COUNT = 6
 

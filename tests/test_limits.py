@@ -12,9 +12,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from reversion.models import Revision, Version
-from taggit.models import Tag, TaggedItem
 
-from news.models import Article, RelatedLink, Source
+from news.models import Article, RelatedLink, Source, Tag, TaggedArticle
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, MAX_TAGS
 
 from .factories import ArticleFactory, SourceFactory
@@ -72,7 +71,7 @@ def links(n, **row):
 
 def stored():
     """What the database holds: every count that a half-done save would change."""
-    models = [Article, Source, RelatedLink, Tag, TaggedItem, Revision, Version]
+    models = [Article, Source, RelatedLink, Tag, TaggedArticle, Revision, Version]
     return {model.__name__: model.objects.count() for model in models}
 
 

@@ -5,9 +5,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models.deletion import Collector
 from django.utils import timezone
-from taggit.models import Tag
 
-from news.models import Article, RelatedLink, Source
+from news.models import Article, RelatedLink, Source, Tag
 from news.slugs import slug_from_title
 
 from .factories import ArticleFactory

@@ -235,7 +235,7 @@ def test_each_admin_save_is_a_revision_with_sources_links_and_tags(editor):
     revision = version.revision
     assert revision.user.username == "editor"
     models = {v.content_type.model for v in revision.version_set.all()}
-    assert {"article", "source", "relatedlink", "taggeditem"} <= models
+    assert {"article", "source", "relatedlink", "taggedarticle"} <= models
 
 
 def test_history_compare_and_restore(editor):

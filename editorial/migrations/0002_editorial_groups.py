@@ -19,6 +19,7 @@ def remove_groups(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("editorial", "0001_facts_due"),
+        ("news", "0011_tags_with_real_foreign_keys"),
         ("auth", "0012_alter_user_first_name_max_length"),
         ("taggit", "0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx"),
         ("contenttypes", "0002_remove_content_type_name"),

@@ -1,14 +1,12 @@
 import time
 
 import factory.random
-from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, reset_queries, transaction
-from taggit.models import Tag, TaggedItem
 
 from devdata import synthetic
 from devdata.synthetic import rng
-from news.models import Article, RelatedLink, RetiredSlug, Source
+from news.models import Article, RelatedLink, RetiredSlug, Source, Tag, TaggedArticle
 from news.slugs import slug_from_title
 from pagecache import purges
 
@@ -105,7 +103,6 @@ class Seeder:
         self.pool = synthetic.body_pool(pool_size)
         self.taken_slugs = set(Article.objects.values_list("slug", flat=True))
         self.taken_slugs.update(RetiredSlug.objects.values_list("slug", flat=True))
-        self.content_type_id = ContentType.objects.get_for_model(Article).pk
         self.known = []  # (pk, title) of the articles seeded so far: related-link targets
         self.counts = {"sources": 0, "links": 0, "tagged": 0}
 
@@ -123,11 +120,11 @@ class Seeder:
             links += self.related_links(article)
             self.known.append((article.pk, article.title))
         tagged = [
-            TaggedItem(content_type_id=self.content_type_id, object_id=article.pk, tag=tag)
+            TaggedArticle(content_object_id=article.pk, tag=tag)
             for article, article_tags in zip(articles, tags, strict=True)
             for tag in article_tags
         ]
-        for model, rows in ((Source, sources), (RelatedLink, links), (TaggedItem, tagged)):
+        for model, rows in ((Source, sources), (RelatedLink, links), (TaggedArticle, tagged)):
             model.objects.bulk_create(rows, batch_size=2000)
         self.counts["sources"] += len(sources)
         self.counts["links"] += len(links)
