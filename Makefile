@@ -40,7 +40,7 @@ run: $(VENV)/.installed
 SERVE_BIND ?= 127.0.0.1:8000
 serve: $(VENV)/.installed
 	@test -s .secret-key || $(PY) -c 'import secrets; print(secrets.token_urlsafe(60))' > .secret-key
-	@export DJANGO_SETTINGS_MODULE=skillo.settings_production \
+	@export DJANGO_SETTINGS_MODULE=skillo.settings.production \
 	  SECRET_KEY="$${SECRET_KEY:-$$(cat .secret-key)}" \
 	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" \
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \

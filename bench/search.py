@@ -32,7 +32,7 @@ def parse_args():
 
 def setup(folder):
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{folder}/bench.sqlite3")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "skillo.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "skillo.settings.development")
     import django
 
     django.setup()

@@ -1,7 +1,7 @@
 """Production settings for bench/, served over plain http on 127.0.0.1 only.
 
 Everything else (whitenoise with hashed, compressed static files; DEBUG off; the page
-cache, on unless PAGE_CACHE=0; CACHE_URL and DATABASE_URL) is skillo.settings_production.
+cache, on unless PAGE_CACHE=0; CACHE_URL and DATABASE_URL) is skillo.settings.production.
 """
 
 import os
@@ -12,7 +12,7 @@ BENCH_SECRET_KEY = "bench-only-" + "k" * 60
 os.environ["SECRET_KEY"] = BENCH_SECRET_KEY
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 
-from skillo.settings_production import *  # noqa: E402, F403
+from skillo.settings.production import *  # noqa: E402, F403
 
 SECRET_KEY = BENCH_SECRET_KEY
 DEBUG = False

@@ -358,7 +358,7 @@ def site():
         cluster.create()
         environ = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "skillo.settings_production",
+            "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
             "DATABASE_URL": cluster.url,
             "SECRET_KEY": "outage-test-" + "k" * 50,
             "ALLOWED_HOSTS": "127.0.0.1",

@@ -93,7 +93,7 @@ def servers(redis_server, tmp_path_factory):
     folder = tmp_path_factory.mktemp("servers")
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "skillo.settings",
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",

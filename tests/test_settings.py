@@ -14,7 +14,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 def run(code, tmp_path, **env):
     environment = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "skillo.settings_production",
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
         "STATIC_ROOT": str(tmp_path / "static"),
         **env,

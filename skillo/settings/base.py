@@ -1,11 +1,10 @@
-"""Skillo settings, read from environment variables.
+"""Settings every configuration shares, read from environment variables.
 
-With nothing set this is a development configuration: DEBUG on, a throwaway
-secret key and SQLite in the project folder. ``skillo.settings_production``
-builds on it and refuses to start without real values.
+With nothing set they make a development configuration: DEBUG on, a throwaway secret
+key and SQLite in the project folder (skillo.settings.development). Production
+(skillo.settings.production) builds on them and refuses to start without real values.
 """
 
-import importlib.util
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.utils.csp import CSP
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 
 def env_bool(name, default):
@@ -53,10 +52,6 @@ INSTALLED_APPS = [
     "search",
     "editorial",
 ]
-# Synthetic articles for benchmarks and tests, where factory-boy is installed (the dev
-# and test extras); production settings leave it out.
-if importlib.util.find_spec("factory") is not None:
-    INSTALLED_APPS.append("devdata")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -4,13 +4,10 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .settings import *  # noqa: F403
-from .settings import env_bool, env_list
+from .base import *  # noqa: F403
+from .base import env_bool, env_list
 
 DEBUG = env_bool("DEBUG", False)
-
-# Development data (seed_synthetic) never runs against a production database.
-INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "devdata"]  # noqa: F405
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("django-insecure"):

@@ -1,0 +1,10 @@
+"""Development: the shared settings with their defaults, and the development data app
+(synthetic articles for benchmarks) where factory-boy is installed (the dev and test
+extras)."""
+
+import importlib.util
+
+from .base import *  # noqa: F403
+
+if importlib.util.find_spec("factory") is not None:
+    INSTALLED_APPS = [*INSTALLED_APPS, "devdata"]  # noqa: F405
