@@ -25,8 +25,8 @@ urlpatterns = [
     path("", include("news.urls")),
 ]
 
-handler400 = "news.errors.bad_request"
-handler403 = "news.errors.permission_denied"
+handler400 = "skillo.errors.bad_request"
+handler403 = "skillo.errors.permission_denied"
 handler404 = "news.views.page_not_found"
 # A database outage is a 503 with Retry-After; any other error the static 500 page.
-handler500 = "news.outage.server_error"
+handler500 = "skillo.outage.server_error"

@@ -210,7 +210,8 @@ def test_an_article_at_the_source_limit_can_swap_one_but_not_add_one(editor_clie
 
 def test_the_admin_and_the_error_page_read_the_limits_from_the_model_layer():
     from editorial import admin as editorial_admin
-    from news import errors, rules
+    from news import rules
+    from skillo import errors
 
     inlines = {inline.model: inline for inline in editorial_admin.ArticleAdmin.inlines}
     assert inlines[Source].max_num == rules.MAX_SOURCES

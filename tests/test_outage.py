@@ -29,7 +29,7 @@ from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import reverse
 
-from news.outage import RETRY_AFTER_SECONDS
+from skillo.outage import RETRY_AFTER_SECONDS
 
 from .conftest import SHARED_ARTICLE, SHARED_SLUG
 from .test_admin import form_data

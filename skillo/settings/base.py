@@ -87,7 +87,7 @@ AXES_LOCKOUT_TEMPLATE = "lockout.html"
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 AXES_CLIENT_IP_CALLABLE = "skillo.proxy.client_address"
 # An expired or missing CSRF token gets the site's 403 page, saying what to do.
-CSRF_FAILURE_VIEW = "news.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "skillo.errors.csrf_failure"
 # Staff are the only accounts; a refused or missing ?next= lands them in the admin.
 LOGIN_URL = "admin:login"
 LOGIN_REDIRECT_URL = "admin:index"
@@ -135,12 +135,12 @@ DATABASES = {
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
         # A kept connection is tested before a request reuses it, so one broken by a
-        # database restart is replaced instead of failing that request (news.outage).
+        # database restart is replaced instead of failing that request (skillo.outage).
         conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # A stopped or hung server fails a request within seconds (a 503, news.outage)
+    # A stopped or hung server fails a request within seconds (a 503, skillo.outage)
     # instead of holding a worker; ?connect_timeout= in DATABASE_URL overrides it.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 3)
 

@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.shortcuts import render
 
-from . import rules
+from news import rules
 
 NO_TOPICS = {"main_tags": ()}
 TOO_LARGE = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
