@@ -9,6 +9,8 @@ a kept connection before reusing it. (With DEBUG on, Django shows its debug page
 and never calls handler500.)
 
 An editor whose admin save fails is shown what they submitted, so no typed text is lost.
+The same holds when SQLite stays busy with other writes past its busy timeout (settings:
+SQLITE_BUSY_TIMEOUT): "database is locked" is a 503 saying so, with the text shown back.
 """
 
 import re
@@ -21,6 +23,8 @@ from django.utils.cache import add_never_cache_headers
 from django.views import defaults
 
 RETRY_AFTER_SECONDS = 30
+# Busy is over as soon as the other writes are: worth trying again much sooner.
+RETRY_AFTER_BUSY_SECONDS = 5
 # Fields of an admin form that the editor did not type, or that must never be echoed.
 NOT_ECHOED = re.compile(
     r"csrfmiddlewaretoken|.*password.*|_.*|initial-.*|loaded_version|action|index"
@@ -38,17 +42,28 @@ def database_unavailable(error):
     return False
 
 
+def database_busy(error):
+    """True for SQLite's "database is locked": other writes held it past the timeout."""
+    while error is not None:
+        if isinstance(error, OperationalError) and "database is locked" in str(error):
+            return True
+        error = error.__cause__
+    return False
+
+
 def server_error(request):
-    if database_unavailable(sys.exc_info()[1]):
-        return service_unavailable(request)
+    error = sys.exc_info()[1]
+    if database_unavailable(error):
+        return service_unavailable(request, busy=database_busy(error))
     return defaults.server_error(request)
 
 
-def service_unavailable(request):
+def service_unavailable(request, busy=False):
     # No request in the context: context processors (the header's topics) would query.
-    content = loader.render_to_string("503.html", {"unsaved": unsaved_fields(request)})
+    context = {"unsaved": unsaved_fields(request), "busy": busy}
+    content = loader.render_to_string("503.html", context)
     response = HttpResponse(content, status=503)
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Retry-After"] = str(RETRY_AFTER_BUSY_SECONDS if busy else RETRY_AFTER_SECONDS)
     # Neither the outage nor an editor's text may be kept by a browser, proxy or CDN.
     add_never_cache_headers(response)
     return response

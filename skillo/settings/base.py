@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "reversion_compare",
     "axes",
     "pagecache",
+    "maintenance",
     "news",
     "search",
     "editorial",
@@ -139,6 +140,24 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite serving several processes (README, "SQLite or PostgreSQL"):
+    # - write-ahead logging: readers never wait for a writer, nor a writer for readers;
+    # - transactions take the write lock when they begin (IMMEDIATE), so a save that
+    #   reads and then writes waits its turn instead of failing with "database is
+    #   locked" halfway, which no busy timeout can retry;
+    # - the busy timeout: how long a write waits for another to finish before the
+    #   editor is told the database was busy (skillo.outage);
+    # - synchronous=FULL: a save acknowledged to an editor survives a power cut too
+    #   (NORMAL would only survive a crash of the process); at a newsroom's rate of
+    #   writes its cost, one fsync per commit, is not felt.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": float(os.environ.get("SQLITE_BUSY_TIMEOUT", "20")),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+        }
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A stopped or hung server fails a request within seconds (a 503, skillo.outage)
     # instead of holding a worker; ?connect_timeout= in DATABASE_URL overrides it.
