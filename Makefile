@@ -35,8 +35,9 @@ run: $(VENV)/.installed
 
 # The production configuration on this machine: gunicorn, hashed and compressed static
 # files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them,
-# SQLite and a local-memory cache, which one process with threads shares (several
-# processes would each keep their own cache and miss each other's purges).
+# SQLite and each process's own memory as the cache, the processes sharing their purges
+# through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
+# to stdout (a reverse proxy in front usually logs them already).
 SERVE_BIND ?= 127.0.0.1:8000
 serve: $(VENV)/.installed
 	@test -s .secret-key || $(PY) -c 'import secrets; print(secrets.token_urlsafe(60))' > .secret-key
@@ -46,11 +47,10 @@ serve: $(VENV)/.installed
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
 	$(PY) manage.py migrate --noinput && \
 	$(PY) manage.py collectstatic --noinput --verbosity 0 && \
-	if [ -n "$$CACHE_URL" ]; then workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; threads=1; \
-	else workers=1; threads=$${THREADS:-8}; fi; \
-	echo "Skillo (production settings) on http://$(SERVE_BIND)/ with $$workers worker(s) x $$threads thread(s)"; \
+	workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; \
+	echo "Skillo (production settings) on http://$(SERVE_BIND)/ with $$workers worker processes"; \
 	exec $(VENV)/bin/gunicorn skillo.wsgi:application --bind $(SERVE_BIND) \
-	  --workers $$workers --threads $$threads --no-control-socket --access-logfile -
+	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

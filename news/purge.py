@@ -16,7 +16,7 @@ from datetime import datetime
 from django.db import transaction
 
 from pagecache import purges
-from pagecache.store import cache_call
+from pagecache.store import cache_call, share
 
 from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
 from .models import Article, RelatedLink, TaggedArticle
@@ -134,11 +134,12 @@ def nav_change(sender, keys, **kwargs):
     """
     if TOPICS() not in keys:
         return
-    topics = [(tag.pk, tag.name, tag.slug) for tag in main_topics()]
+    # Lists, not tuples: the value is shared with other processes as JSON.
+    topics = [[tag.pk, tag.name, tag.slug] for tag in main_topics()]
     ok, shown = cache_call("get", NAV_KEY)
     if ok and shown == topics:
         return
-    cache_call("set", NAV_KEY, topics, timeout=None)
+    share(NAV_KEY, topics)
     purges.purge({NAV()})
 
 

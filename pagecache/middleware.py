@@ -18,7 +18,7 @@ from django.utils.http import http_date
 
 from .dependencies import SCHEDULE, page_dependencies
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
-from .store import cache_call, tokens_to_store
+from .store import cache_call, catch_up, tokens_to_store
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
 # that made-up parameters can neither split nor flood the cache.
@@ -97,6 +97,7 @@ class PageCacheMiddleware:
         """The stored page (or None) and the next scheduled publication (None when
         the cache must not be used for this request)."""
         apply_pending_purges_if_due()
+        catch_up()
         ok, found = cache_call("get_many", [key, SCHEDULE_KEY])
         if not ok:
             return None, None

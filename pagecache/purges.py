@@ -16,7 +16,7 @@ from django.dispatch import Signal
 
 from .dependencies import SCHEDULE
 from .models import PendingPurge
-from .store import _state, _state_lock, bump, cache_call, new_token
+from .store import _state, _state_lock, bump, cache_call, new_token, share
 
 # Sent after keys were purged, with ``keys``: a receiver may purge more that follows
 # from them (the site header's topics after a topic count changed).
@@ -102,7 +102,7 @@ def store_next_due():
     """Store when scheduled content next comes due; returns it (Unix time)."""
     upcoming = _schedule[0].next_due()
     due = upcoming.timestamp() if upcoming else NEVER
-    cache_call("set", SCHEDULE_KEY, due, timeout=None)
+    share(SCHEDULE_KEY, due)
     return due
 
 

@@ -11,9 +11,12 @@ import threading
 import time
 import uuid
 
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
 
 from .dependencies import SCHEDULE
+from .purgelog import PurgeLog, default_path
 
 logger = logging.getLogger(__name__)
 
@@ -53,16 +56,55 @@ def cache_call(method, *args, **kwargs):
         return False, None
 
 
+_logs = {}
+
+
+def purge_log():
+    """The machine's shared purge log when the cache is this process's own memory (the
+    default), else None: a shared cache (Redis) carries purges by itself."""
+    if not isinstance(caches["default"], LocMemCache) or settings.SKILLO_PURGE_LOG == "off":
+        return None
+    path = settings.SKILLO_PURGE_LOG or default_path()
+    if path not in _logs:
+        _logs[path] = PurgeLog(
+            path,
+            apply_purge=lambda token, keys: cache.set_many(dict.fromkeys(keys, token), None),
+            apply_value=lambda key, value: cache.set(key, value, None),
+            forget_all=cache.clear,
+        )
+    return _logs[path]
+
+
+def catch_up():
+    """Apply the purges other processes of this machine made (see pagecache.purgelog)."""
+    log = purge_log()
+    if log is not None:
+        log.catch_up()
+
+
 def bump(keys):
-    """Give ``keys`` new tokens: everything built from them is stale from now on.
+    """Give ``keys`` new tokens: everything built from them is stale from now on, in
+    every process.
 
     Returns False when the cache could not be reached (pagecache.purges then keeps the
     purge in the database until it is back).
     """
     if not keys:
         return True
-    ok, _ = cache_call("set_many", dict.fromkeys(keys, new_token()), timeout=None)
+    token = new_token()
+    ok, _ = cache_call("set_many", dict.fromkeys(keys, token), timeout=None)
+    log = purge_log()
+    if ok and log is not None:
+        log.purge(token, keys)
     return ok
+
+
+def share(key, value):
+    """Set a small value (JSON) that every process must see alike."""
+    cache_call("set", key, value, timeout=None)
+    log = purge_log()
+    if log is not None:
+        log.share(key, value)
 
 
 def remember(key, deps, compute):
@@ -73,6 +115,7 @@ def remember(key, deps, compute):
     """
     deps = sorted({SCHEDULE(), *deps})
     started = time.time()
+    catch_up()
     ok, found = cache_call("get_many", [key, *deps])
     if ok:
         entry = found.get(key)

@@ -1,8 +1,10 @@
-"""Two app servers sharing one Redis: an edit through one is visible through the other.
+"""Two app server processes: an edit through one is visible through the other at once,
+and so is a change made by a management command.
 
-Real processes (gunicorn, one worker each) on 127.0.0.1, a real redis-server and a
-shared SQLite database; an editor unpublishes and republishes through the admin of
-server A while a reader reads through server B.
+Real processes (gunicorn, one worker each) on 127.0.0.1 and a shared SQLite database,
+once sharing a real redis-server, once with the default cache (each process's own
+memory, purges shared through the machine's purge log); an editor unpublishes and
+republishes through the admin of server A while a reader reads through server B.
 """
 
 import http.cookiejar
@@ -86,10 +88,9 @@ def start_server(env, port):
     raise RuntimeError(f"gunicorn did not start on port {port}")
 
 
-@pytest.fixture(scope="module")
-def servers(redis_server, tmp_path_factory):
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed")
+@pytest.fixture(scope="module", params=["redis", "default cache"])
+def environment(request, tmp_path_factory):
+    """The servers' environment: a migrated SQLite file with the demo articles."""
     folder = tmp_path_factory.mktemp("servers")
     env = {
         **os.environ,
@@ -97,12 +98,22 @@ def servers(redis_server, tmp_path_factory):
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-        "CACHE_URL": redis_server.url.replace("/0", "/1"),
         "STATIC_ROOT": str(folder / "static"),
     }
+    env.pop("CACHE_URL", None)
+    if request.param == "redis":
+        if not shutil.which("redis-server"):
+            pytest.skip("redis-server is not installed")
+        env["CACHE_URL"] = request.getfixturevalue("redis_server").url.replace("/0", "/1")
     manage = [sys.executable, "manage.py"]
     for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"], ["load_demo"]):
         subprocess.run(manage + command, cwd=ROOT, env=env, check=True, capture_output=True)
+    return env
+
+
+@pytest.fixture(scope="module")
+def servers(environment):
+    env = environment
     ports = free_port(), free_port()
     processes = [start_server(env, port) for port in ports]
     yield [f"http://127.0.0.1:{port}" for port in ports]
@@ -152,3 +163,25 @@ def test_an_edit_through_one_server_is_seen_through_the_other_at_once(servers):
     article_action(editor, "publish_selected")
     assert reader.get(article)[0] == 200
     assert TITLE in reader.get("/")[1]
+
+
+def test_a_management_command_changing_content_is_seen_by_every_server_at_once(
+    servers, environment, tmp_path
+):
+    readers = [Browser(server) for server in servers]
+    article = f"/articles/{SHARED_SLUG}/"
+    for reader in readers:
+        for _ in range(2):  # The second visit is served from the cache.
+            assert "Now updated from the command line" not in reader.get(article)[1]
+    exported = subprocess.run(
+        [sys.executable, "manage.py", "export_articles", SHARED_SLUG],
+        cwd=ROOT, env=environment, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    changed = tmp_path / "pytorch-2-4.txt"
+    changed.write_text(exported.replace("\n\n", "\n\nNow updated from the command line.\n\n", 1))
+    subprocess.run(
+        [sys.executable, "manage.py", "import_articles", str(changed)],
+        cwd=ROOT, env=environment, check=True, capture_output=True,
+    )  # fmt: skip
+    for reader in readers:
+        assert "Now updated from the command line" in reader.get(article)[1]

@@ -213,6 +213,10 @@ STORAGES = {
 
 TAGGIT_CASE_INSENSITIVE = True
 
+# With the default cache (each process's own memory) purges reach the other processes of
+# this machine through a shared log file (pagecache.purgelog); by default one per
+# database in the temporary folder. "off" turns it off (one process only).
+SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # Whole-page cache for anonymous readers (the pagecache app): how long a CDN or proxy in
 # front may keep a page, and whether Skillo keeps pages itself.
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
