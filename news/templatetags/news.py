@@ -4,6 +4,7 @@ import re
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
@@ -20,6 +21,13 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 def tag_url(tag):
     """The one place tag URLs are built: taggit's Tag has no get_absolute_url()."""
     return reverse("news:tag", kwargs={"slug": tag.slug})
+
+
+@register.filter
+def datetime_attr(value):
+    """A date-time for a ``datetime`` attribute or a feed: whole seconds, since the HTML
+    standard allows at most three fraction digits ("Publish now" stores six)."""
+    return timezone.localtime(value).replace(microsecond=0).isoformat()
 
 
 @register.filter(is_safe=True)
