@@ -1,7 +1,11 @@
+from datetime import date
+
+from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
 
 from pagecache.dependencies import cached_page
 
@@ -11,6 +15,23 @@ from .templatetags.news import xml_text
 from .topics import get_topic_or_404
 
 FEED_SIZE = 20
+AUTHOR = "Skillo editorial"
+# The date in the feeds' own ids: any date on which the id authority was Skillo's.
+FEED_ID_DATE = date(2024, 1, 1)
+
+
+def tag_uri(day, specific):
+    """A permanent id (RFC 4151): neither a new slug nor a new host or scheme changes it,
+    so no subscriber gets an article again as new."""
+    return f"tag:{settings.SKILLO_FEED_ID_AUTHORITY},{day:%Y-%m-%d}:{specific}"
+
+
+class AtomWithContent(Atom1Feed):
+    """Atom with the whole article in <content type="html"> beside a short <summary>."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, item)
+        handler.addQuickElement("content", item["content"], {"type": "html"})
 
 
 # Feeds show every public article's dates: any public change counts.
@@ -18,6 +39,13 @@ FEED_SIZE = 20
 class LatestArticlesFeed(Feed):
     title = "Skillo"
     description = "The latest Skillo articles on tech releases, with their sources."
+    # RFC 4287 wants an author for every entry; until articles have bylines, the desk.
+    author_name = AUTHOR
+    item_author_name = AUTHOR
+    item_guid_is_permalink = False
+
+    def feed_guid(self):
+        return tag_uri(FEED_ID_DATE, "feed")
 
     def link(self):
         return reverse("news:index")
@@ -34,7 +62,14 @@ class LatestArticlesFeed(Feed):
         return xml_text(item.title)
 
     def item_description(self, item):
+        return self.full_text(item)
+
+    @staticmethod
+    def full_text(item):
         return xml_text(render_to_string("news/feed_item.html", {"article": item}))
+
+    def item_guid(self, item):
+        return tag_uri(item.created_at, f"article:{item.pk}")
 
     def item_categories(self, item):
         return [xml_text(tag.name) for tag in item.tags.all()]
@@ -47,13 +82,26 @@ class LatestArticlesFeed(Feed):
 
 
 class LatestArticlesAtomFeed(LatestArticlesFeed):
-    feed_type = Atom1Feed
+    feed_type = AtomWithContent
     subtitle = LatestArticlesFeed.description
+
+    def feed_guid(self):
+        return tag_uri(FEED_ID_DATE, "feed:atom")
+
+    def item_description(self, item):
+        # Atom's summary is type="html": a teaser of plain text is escaped into HTML.
+        return xml_text(escape(item.teaser))
+
+    def item_extra_kwargs(self, item):
+        return {"content": self.full_text(item)}
 
 
 class TagFeed(LatestArticlesFeed):
     def get_object(self, request, slug):
         return get_topic_or_404(slug)
+
+    def feed_guid(self, tag):
+        return tag_uri(FEED_ID_DATE, f"topic:{tag.pk}")
 
     def title(self, tag):
         return f"Skillo: {xml_text(tag.name)}"

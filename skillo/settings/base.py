@@ -217,6 +217,11 @@ TAGGIT_CASE_INSENSITIVE = True
 # this machine through a shared log file (pagecache.purgelog); by default one per
 # database in the temporary folder. "off" turns it off (one process only).
 SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
+# The domain in the feeds' permanent ids (tag: URIs, RFC 4151): the site's own domain,
+# set once before the first publication and never changed, or readers see every
+# article again as new.
+SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
+
 # Whole-page cache for anonymous readers (the pagecache app): how long a CDN or proxy in
 # front may keep a page, and whether Skillo keeps pages itself.
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
