@@ -1,9 +1,13 @@
 from datetime import timedelta
 
 from django.contrib.sitemaps import Sitemap
+from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
+from pagecache.store import remember
+
+from .dependencies import FEEDS
 from .models import Article
 from .templatetags.news import tag_url
 from .topics import all_topics
@@ -16,12 +20,22 @@ NEWS_SITEMAP_AGE = timedelta(days=2)
 PAGE_SIZE = 1000
 
 
+def latest_change():
+    """When a published article last changed: the home page's and the index's lastmod,
+    worked out once per change (any public change purges FEEDS)."""
+
+    def latest():
+        return Article.objects.published().aggregate(latest=Max("updated_at"))["latest"]
+
+    return remember("articles:latest-change", [FEEDS()], latest)
+
+
 class ArticleSitemap(Sitemap):
     limit = PAGE_SIZE
 
     def get_latest_lastmod(self):
-        # Django's default reads every article; the index does not need it.
-        return None
+        # For the index, one aggregate; Django's default would read every article.
+        return latest_change()
 
     def items(self):
         return Article.objects.published().only("slug", "updated_at").order_by("-published_at")
@@ -39,6 +53,12 @@ class TagSitemap(Sitemap):
     def location(self, tag):
         return tag_url(tag)
 
+    def lastmod(self, tag):
+        return tag.latest_change
+
+    def get_latest_lastmod(self):
+        return max((tag.latest_change for tag in all_topics()), default=None)
+
 
 class HomeSitemap(Sitemap):
     changefreq = "hourly"
@@ -49,16 +69,16 @@ class HomeSitemap(Sitemap):
     def location(self, name):
         return reverse(name)
 
+    def lastmod(self, name):
+        return latest_change()
+
 
 SITEMAPS = {"home": HomeSitemap, "articles": ArticleSitemap, "tags": TagSitemap}
 
 
 def recent_news():
-    """Articles for the Google News sitemap: published in the last two days."""
+    """Articles for the Google News sitemap: published in the last two days, or else the
+    newest one, since a sitemap must list at least one address (sitemaps.org schema)."""
     since = timezone.now() - NEWS_SITEMAP_AGE
-    return (
-        Article.objects.published()
-        .filter(published_at__gte=since)
-        .only("title", "slug", "published_at")
-        .order_by("-published_at")[:1000]
-    )
+    newest = Article.objects.published().only("title", "slug", "published_at")
+    return list(newest.filter(published_at__gte=since)[:1000]) or list(newest[:1])

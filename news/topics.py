@@ -20,14 +20,17 @@ MAIN_TOPICS_COUNT = 6
 
 
 def _topic(row):
-    pk, name, slug, count = row
+    pk, name, slug, count, *latest_change = row
     tag = Tag(pk=pk, name=name, slug=slug)
     tag.article_count = count
+    tag.latest_change = latest_change[0] if latest_change else None
     return tag
 
 
 def _count_topics():
-    return [(tag.pk, tag.name, tag.slug, tag.article_count) for tag in public_tags()]
+    return [
+        (tag.pk, tag.name, tag.slug, tag.article_count, tag.latest_change) for tag in public_tags()
+    ]
 
 
 class Topics(Sequence):

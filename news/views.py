@@ -183,23 +183,32 @@ class AboutEditorialView(TemplateView):
 @cached_page(FEEDS)
 @require_GET
 def news_sitemap(request):
+    articles = recent_news()
+    if not articles:
+        # Nothing published yet: robots.txt does not list it, and an empty one is invalid.
+        raise Http404("Nothing published yet.")
     return render(
         request,
         "news/sitemap_news.xml",
-        {"articles": recent_news()},
+        {"articles": articles},
         content_type="application/xml; charset=utf-8",
     )
 
 
-@cached_page()
+# Lists the news sitemap once anything is published.
+@cached_page(LATEST)
 @require_GET
 def robots_txt(request):
+    # The search page is kept out of crawlers' way here, where they look first (it is
+    # never cached and costs a full-text query); a noindex on the page itself would
+    # never be seen by a crawler that obeys this.
     lines = [
         "User-agent: *",
         "Disallow: /admin/",
         "Disallow: /search/",
         "",
         f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",
-        f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}",
     ]
+    if archive_months():  # anything published (worked out once per change)
+        lines.append(f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}")
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

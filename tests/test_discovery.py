@@ -129,7 +129,8 @@ def sitemap_entries(client):
 def test_sitemap_lists_articles_tags_and_home(client, world):
     entries = sitemap_entries(client)
     article_url = f"http://testserver{world[0].get_absolute_url()}"
-    assert entries[article_url] == world[0].updated_at.date().isoformat()
+    expected = timezone.localtime(world[0].updated_at).replace(microsecond=0).isoformat()
+    assert entries[article_url] == expected
     assert "http://testserver/tags/pytorch/" in entries
     assert "http://testserver/" in entries
     for section in ("home", "articles", "tags"):
@@ -170,7 +171,7 @@ def test_news_sitemap_has_only_the_last_two_days(client, world):
     assert_hidden(text, world)
 
 
-def test_robots_txt_names_sitemaps_and_keeps_crawlers_out_of_admin(client):
+def test_robots_txt_names_sitemaps_and_keeps_crawlers_out_of_admin(client, world):
     response = client.get("/robots.txt")
     assert response["Content-Type"].startswith("text/plain")
     lines = response.content.decode().splitlines()
