@@ -1,4 +1,5 @@
 import html
+from datetime import datetime, time
 
 import reversion
 from django.conf import settings
@@ -423,8 +424,12 @@ class Article(models.Model):
     def footer_sentence(self):
         return strip_tags(self.footer_html)
 
-    def structured_data(self, url):
-        """schema.org NewsArticle for JSON-LD; needs tags and sources loaded."""
+    def structured_data(self, url, publisher):
+        """schema.org NewsArticle for JSON-LD; needs tags and sources loaded.
+        ``publisher`` is Skillo's Organization (news.templatetags.news.organization)."""
+        # A date-time, as schema.org's contentReferenceTime expects: the event's day,
+        # from midnight in the newsroom's time zone.
+        event = timezone.make_aware(datetime.combine(self.event_date, time.min))
         return {
             "@context": "https://schema.org",
             "@type": "NewsArticle",
@@ -432,12 +437,13 @@ class Article(models.Model):
             "description": self.teaser,
             "url": url,
             "mainEntityOfPage": url,
-            "datePublished": self.published_at.isoformat(),
-            "dateModified": self.updated_at.isoformat(),
-            "contentReferenceTime": self.event_date.isoformat(),
+            "inLanguage": "en",
+            "datePublished": self.published_at.replace(microsecond=0).isoformat(),
+            "dateModified": self.updated_at.replace(microsecond=0).isoformat(),
+            "contentReferenceTime": event.isoformat(),
             "keywords": [tag.name for tag in self.tags.all()],
             "wordCount": len(self.body_text.split()),
-            "publisher": {"@type": "Organization", "name": "Skillo"},
+            "publisher": publisher,
             "citation": [
                 {
                     "@type": "CreativeWork",

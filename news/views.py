@@ -12,6 +12,7 @@ from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPIC
 from .models import Article, RetiredSlug, tagged
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
+from .templatetags.news import organization
 from .topics import all_topics, archive_months, get_topic_or_404, topic_sizes
 
 
@@ -98,7 +99,8 @@ class ArticleDetailView(DetailView):
             previous_article=previous,
             next_article=following,
             structured_data=article.structured_data(
-                self.request.build_absolute_uri(article.get_absolute_url())
+                self.request.build_absolute_uri(article.get_absolute_url()),
+                organization(self.request),
             ),
             **kwargs,
         )

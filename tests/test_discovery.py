@@ -4,6 +4,7 @@ import xml.etree.ElementTree as ET
 from datetime import date, timedelta
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.utils import timezone
 
 from news.models import RelatedLink
@@ -215,9 +216,22 @@ def test_article_page_metadata_matches_the_article(client, world):
     assert data["@type"] == "NewsArticle"
     assert data["headline"] == article.title
     assert data["description"] == article.summary
-    assert data["datePublished"] == article.published_at.isoformat()
-    assert data["dateModified"] == article.updated_at.isoformat()
-    assert data["contentReferenceTime"] == article.event_date.isoformat()
+    assert data["inLanguage"] == "en"
+    assert data["datePublished"] == article.published_at.replace(microsecond=0).isoformat()
+    assert data["dateModified"] == article.updated_at.replace(microsecond=0).isoformat()
+    # A date-time (schema.org), from midnight of the event's day in the newsroom.
+    assert data["contentReferenceTime"] == f"{article.event_date.isoformat()}T00:00:00+00:00"
+    assert data["publisher"] == {
+        "@type": "Organization",
+        "name": "Skillo",
+        "url": "http://testserver/",
+        "logo": {
+            "@type": "ImageObject",
+            "url": "http://testserver/static/icons/skillo-512.png",
+            "width": 512,
+            "height": 512,
+        },
+    }
     assert sorted(data["keywords"]) == ["python", "pytorch"]
     assert data["citation"] == [
         {
@@ -227,6 +241,31 @@ def test_article_page_metadata_matches_the_article(client, world):
             "url": article.sources.get().url,
         }
     ]
+
+
+def test_home_and_list_pages_describe_the_site_with_its_search(client, world):
+    for url in ["/", "/tags/", "/tags/python/"]:
+        page = client.get(url).content.decode()
+        assert '<meta property="og:type" content="website">' in page
+        assert f'<meta property="og:url" content="http://testserver{url}">' in page
+        graph = {node["@type"]: node for node in json_ld(page)["@graph"]}
+        action = graph["WebSite"]["potentialAction"]
+        assert action["target"]["urlTemplate"] == (
+            "http://testserver/search/?q={search_term_string}"
+        )
+        assert graph["Organization"]["logo"]["url"].endswith("/icons/skillo-512.png")
+
+
+def test_every_page_names_its_icons_and_they_are_served(client, world):
+    page = client.get("/").content.decode()
+    assert '<link rel="icon" href="/favicon.ico" sizes="48x48">' in page
+    assert 'type="image/svg+xml"' in page
+    for url in ["/favicon.ico", "/apple-touch-icon.png"]:
+        response = client.get(url)
+        response.close()  # a file WhiteNoise opened
+        assert response.status_code == 200, url
+        assert response["Content-Type"] in {"image/x-icon", "image/png"}
+    assert finders.find("icons/skillo.svg")
 
 
 def test_hostile_title_cannot_break_out_of_json_ld(client):

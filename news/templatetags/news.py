@@ -3,6 +3,7 @@ import re
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -46,3 +47,47 @@ def json_ld(data):
 @register.simple_tag(takes_context=True)
 def absolute_url(context, path):
     return context["request"].build_absolute_uri(path)
+
+
+def organization(request):
+    """Skillo as a schema.org Organization, with the logo Google asks for."""
+    return {
+        "@type": "Organization",
+        "name": "Skillo",
+        "url": request.build_absolute_uri("/"),
+        "logo": {
+            "@type": "ImageObject",
+            "url": request.build_absolute_uri(static("icons/skillo-512.png")),
+            "width": 512,
+            "height": 512,
+        },
+    }
+
+
+@register.simple_tag(takes_context=True)
+def site_structured_data(context):
+    """JSON-LD for every page but articles: the site, with its search, and Skillo."""
+    request = context["request"]
+    search = request.build_absolute_uri(reverse("search:results"))
+    return json_ld(
+        {
+            "@context": "https://schema.org",
+            "@graph": [
+                {
+                    "@type": "WebSite",
+                    "name": "Skillo",
+                    "url": request.build_absolute_uri("/"),
+                    "inLanguage": "en",
+                    "potentialAction": {
+                        "@type": "SearchAction",
+                        "target": {
+                            "@type": "EntryPoint",
+                            "urlTemplate": f"{search}?q={{search_term_string}}",
+                        },
+                        "query-input": "required name=search_term_string",
+                    },
+                },
+                organization(request),
+            ],
+        }
+    )
