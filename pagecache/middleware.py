@@ -13,10 +13,16 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpResponse
-from django.utils.cache import get_conditional_response, patch_cache_control, set_response_etag
+from django.utils.cache import (
+    get_conditional_response,
+    patch_cache_control,
+    patch_vary_headers,
+    set_response_etag,
+)
 from django.utils.http import http_date
 
 from .dependencies import SCHEDULE, page_dependencies
+from .encoding import accepted_encoding, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
 
@@ -54,6 +60,12 @@ def cdn_max_age(due):
     return min(settings.SKILLO_CDN_MAX_AGE, left)
 
 
+def send_accepted_copy(request, response, copies):
+    encoding = accepted_encoding(request)
+    if encoding in copies:
+        use_copy(response, encoding, copies[encoding])
+
+
 class PageCacheMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -82,11 +94,17 @@ class PageCacheMiddleware:
         if declared is None or not self.storable(response):
             return response
         set_response_etag(response)
+        # Compressed once here; each request then gets the copy it accepts.
+        copies = {}
+        if compressible(response):
+            patch_vary_headers(response, ["Accept-Encoding"])
+            copies = compressed_copies(response.content)
         last_modified = None
         if key is not None and due is not None:
             deps = sorted({SCHEDULE(), *declared, *request._page_deps})
-            if self.store(key, response, deps, started):
+            if self.store(key, response, deps, started, copies):
                 last_modified = int(started)
+        send_accepted_copy(request, response, copies)
         public_cache_control(response, cdn_max_age(due))
         return get_conditional_response(
             request, etag=response.get("ETag"), last_modified=last_modified, response=response
@@ -120,7 +138,7 @@ class PageCacheMiddleware:
         )
 
     @staticmethod
-    def store(key, response, deps, started):
+    def store(key, response, deps, started, copies):
         """Keep the page with its dependencies' tokens; True if it was stored."""
         tokens = tokens_to_store(deps, started)
         if tokens is None:
@@ -135,6 +153,7 @@ class PageCacheMiddleware:
                 if name.lower() not in {"cache-control", "set-cookie"}
             ],
             "content": response.content,
+            "copies": copies,
             "built": started,
             "deps": {dep: tokens[dep] for dep in deps},
         }
@@ -151,6 +170,7 @@ class PageCacheMiddleware:
         response = HttpResponse(entry["content"], status=entry["status"])
         for name, value in entry["headers"]:
             response[name] = value
+        send_accepted_copy(request, response, entry.get("copies", {}))
         public_cache_control(response, cdn_max_age(due))
         return get_conditional_response(
             request,

@@ -57,6 +57,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Public responses the page cache does not send compressed itself (misses it does not
+    # keep, search results, 404s): Brotli or gzip. Never private ones (BREACH).
+    "pagecache.encoding.CompressionMiddleware",
     # Whole public pages for anonymous readers; a hit skips everything below it, so the
     # stored response already carries the headers the middleware below adds.
     "pagecache.middleware.PageCacheMiddleware",

@@ -65,3 +65,16 @@ def reader(client, cache_backend, later):
     client.cached = cached
     client.later = later
     return client
+
+
+@pytest.fixture
+def editor_client(client, django_user_model):
+    """An editor, logged in: never served nor storing a cached page."""
+    from django.contrib.auth.models import Group
+    from django.test import Client
+
+    user = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Editors"))
+    editor = Client(HTTP_HOST="testserver")
+    editor.force_login(user)
+    return editor

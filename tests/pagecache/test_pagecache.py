@@ -7,7 +7,6 @@ Each test runs against local memory and against a real redis-server. Edits run i
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -222,17 +221,6 @@ def test_an_edit_changes_the_etag(reader, story, committed):
     response = reader.get(story.get_absolute_url(), HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
     assert "A correction." in text(response)
-
-
-@pytest.fixture
-def editor_client(client, django_user_model):
-    from django.test import Client
-
-    user = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Editors"))
-    editor = Client(HTTP_HOST="testserver")
-    editor.force_login(user)
-    return editor
 
 
 def test_logged_in_editors_never_get_a_cached_page(reader, story, editor_client):
