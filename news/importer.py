@@ -1,17 +1,31 @@
-"""Import plain-text articles: all files or none."""
+"""Import plain-text articles, all files or none; restore a whole-site backup."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
 
+import reversion
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.db import DatabaseError, transaction
+from django.core.management.color import no_style
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from .models import Article, RelatedLink, Source
-from .rules import MAX_SOURCES
+from .models import Article, RelatedLink, RetiredSlug, Source, Tag
+from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
-from .textformat import FormatError, ParsedArticle, parse
+from .textformat import (
+    FormatError,
+    ParsedArticle,
+    is_slug,
+    parse,
+    parse_gone,
+    parse_tags,
+)
+
+# The whole-site backup (see the export_site command): a folder of these.
+BACKUP_ARTICLES = "articles"
+BACKUP_TAGS = "tags.txt"
+BACKUP_GONE = "gone.txt"
 
 
 class ImportFailed(Exception):
@@ -29,10 +43,42 @@ class ImportResult:
     unchanged: list
 
 
+@dataclass
+class SiteResult:
+    articles: ImportResult
+    tags: int
+    gone: int
+
+
+@dataclass
+class _Plan:
+    """What one file will do to one article."""
+
+    path: Path
+    parsed: ParsedArticle
+    article: Article
+    existing: Article | None
+    order: int
+    targets: list = field(default_factory=list)  # per related link: an Article or None
+    new_old_slugs: list = field(default_factory=list)
+    changed: bool = True
+
+    def problem(self, line_key, message):
+        line = self.parsed.lines.get(line_key) or self.parsed.lines["title"]
+        return f"{self.path}:{line}: {message}"
+
+
 def find_files(paths):
     files = []
     for path in map(Path, paths):
         if path.is_dir():
+            if (path / BACKUP_ARTICLES).is_dir() and (path / BACKUP_TAGS).is_file():
+                raise ImportFailed(
+                    [
+                        f"{path}: a whole-site backup; restore it into an empty database with "
+                        f"import_site, or import the articles of {path / BACKUP_ARTICLES}."
+                    ]
+                )
             files.extend(sorted(path.glob("*.txt")))
         elif path.exists():
             files.append(path)
@@ -66,34 +112,78 @@ def _read(path):
 
 
 def _published_at(parsed, existing):
+    if parsed.published_at is not None:
+        return parsed.published_at
     if existing is not None and existing.published_date == parsed.published_date:
         return existing.published_at
     return timezone.make_aware(datetime.combine(parsed.published_date, time()))
 
 
-def _state(article, sources, related, tags):
-    """What an import compares, to leave unchanged articles untouched."""
-    fields = (
+def _find(parsed):
+    """The slug the file's article will have, and the stored article it is, if any: by the
+    file's Slug line (a current or an old slug), else by the slug made from the title, else
+    (a slug an editor chose in the admin) by the exact title."""
+    if parsed.slug is not None:
+        existing = Article.objects.filter(slug=parsed.slug).first()
+        if existing is None:
+            retired = (
+                RetiredSlug.objects.filter(slug=parsed.slug, article__isnull=False)
+                .select_related("article")
+                .first()
+            )
+            existing = retired.article if retired else None
+        return parsed.slug, existing
+    slug = slug_from_title(parsed.title)
+    existing = (
+        Article.objects.filter(slug=slug).first()
+        or Article.objects.filter(title_upper=parsed.title.upper()).order_by("pk").first()
+    )
+    return (existing.slug if existing else slug), existing
+
+
+def _fields(article):
+    return (
         article.title,
         article.body,
         article.event_date,
         article.published_at,
         article.facts_verified,
         article.status,
+        article.summary,
+        article.slug,
     )
-    return fields, sources, related, sorted(t.casefold() for t in tags)
 
 
-def _existing_state(article):
-    return _state(
-        article,
+def _link_key(target, title):
+    """A related link as an import compares it: the article it points to, or its title."""
+    if target is not None:
+        return ("article", target.pk or id(target))
+    return ("title", title.strip())
+
+
+def _stored_state(article):
+    """What an import compares, to leave unchanged articles untouched."""
+    return (
+        _fields(article),
         [(s.title, s.publisher, s.url) for s in article.sources.all()],
-        [link.display_title for link in article.related_links.all()],
-        [tag.name for tag in article.tags.all()],
+        [_link_key(link.target, link.title) for link in article.related_links.all()],
+        sorted(tag.name.casefold() for tag in article.tags.all()),
     )
 
 
-def _validate(path, parsed: ParsedArticle, article):
+def _wanted_state(plan):
+    return (
+        _fields(plan.article),
+        [(s.title, s.publisher, s.url) for s in plan.parsed.sources],
+        [
+            _link_key(target, link.title)
+            for link, target in zip(plan.parsed.related, plan.targets, strict=True)
+        ],
+        sorted(tag.casefold() for tag in plan.parsed.tags),
+    )
+
+
+def _validate(path, parsed: ParsedArticle, article, slug_is_new):
     """The model's rules, as for every interface: the article's full_clean(), each source's
     and related link's full_clean(), and Article.validate_parts() for the tags and the
     counts. Each problem is 'file:line: what: message', on the line of what is wrong."""
@@ -107,13 +197,18 @@ def _validate(path, parsed: ParsedArticle, article):
         "body": parsed.lines["body"],
         "event_date": parsed.lines["footer"],
         "facts_verified": parsed.lines["footer"],
-        "published_at": parsed.lines["footer"],
+        "published_at": parsed.lines.get("published_at", parsed.lines["footer"]),
+        "slug": parsed.lines.get("slug"),
+        "status": parsed.lines.get("status"),
+        "summary": parsed.lines.get("summary"),
+        "id": parsed.lines.get("id"),
     }
     try:
-        article.full_clean(exclude=["slug"] if article.pk else None)
+        article.full_clean(exclude=None if slug_is_new else ["slug"])
     except ValidationError as error:
         for name, messages in error.message_dict.items():
-            report(field_lines.get(name, parsed.lines["title"]), _what("article", name), messages)
+            line = field_lines.get(name) or parsed.lines["title"]
+            report(line, _what("article", name), messages)
 
     sources = [Source(title=s.title, publisher=s.publisher, url=s.url) for s in parsed.sources]
     for source, parsed_source in zip(sources, parsed.sources, strict=True):
@@ -122,10 +217,19 @@ def _validate(path, parsed: ParsedArticle, article):
         except ValidationError as error:
             for name, messages in error.message_dict.items():
                 report(parsed_source.line, _what("source", name), messages)
-    links = [RelatedLink(article=article, title=title) for title in parsed.related_titles]
-    for link in links:
+    links = []
+    for parsed_link in parsed.related:
+        if parsed_link.slug is None:
+            # Checked against the article itself too: a link by its own title.
+            link = RelatedLink(article=article, title=parsed_link.title)
+            exclude = ["article"]
+        else:
+            # Resolved once every file is read (_resolve_targets); here only the title.
+            link = RelatedLink(title=parsed_link.title)
+            exclude = ["article", "target"]
+        links.append(link)
         try:
-            link.full_clean(exclude=["article"])
+            link.full_clean(exclude=exclude)
         except ValidationError as error:
             for name, messages in error.message_dict.items():
                 report(parsed.lines["related"], _what("related link", name), messages)
@@ -156,13 +260,136 @@ def _what(part, field):
     return field if part == "article" else f"{part} {field}"
 
 
+def _old_slug_problems(plan):
+    """Old slugs the file gives its article, each kept as an address that redirects to it:
+    real slugs, and none that is another article's address."""
+    problems = []
+    slug_field = RetiredSlug._meta.get_field("slug")
+    existing_pk = plan.existing.pk if plan.existing else None
+    retired = {}
+    if plan.existing is not None:
+        retired = {r.slug for r in plan.existing.retired_slugs.all()}
+    for slug in plan.parsed.old_slugs or []:
+        try:
+            slug_field.clean(slug, None)
+        except ValidationError as error:
+            problems += [plan.problem("old_slugs", f"old slugs: {slug!r}: {m}") for m in error]
+            continue
+        if slug == plan.article.slug:
+            problems.append(plan.problem("old_slugs", f"old slugs: {slug!r} is its own slug."))
+            continue
+        other = Article.objects.filter(slug=slug).exclude(pk=existing_pk).first()
+        if other is None:
+            other = Article.objects.filter(retired_slugs__slug=slug).exclude(pk=existing_pk).first()
+        if other is not None:
+            problems.append(
+                plan.problem(
+                    "old_slugs",
+                    f"old slugs: {slug!r} is an address of another article, {other.title!r}.",
+                )
+            )
+        elif slug not in retired:
+            plan.new_old_slugs.append(slug)
+    return problems
+
+
+def _plan(path, parsed, order, keep_ids, ids_taken):
+    """The article a file will write, and what is wrong with it. With ``keep_ids`` a new
+    article gets its file's id unless ``ids_taken`` (stored ones and those of the files
+    before) holds it."""
+    slug, existing = _find(parsed)
+    article = existing or Article(slug=slug)
+    slug_is_new = existing is None or existing.slug != slug
+    article.slug = slug
+    article.title = parsed.title
+    article.body = parsed.body
+    article.event_date = parsed.event_date
+    article.published_at = _published_at(parsed, existing)
+    article.facts_verified = parsed.facts_verified
+    # New articles are published unless the file says otherwise; an existing one keeps its
+    # status, so that re-importing a plain export never publishes a draft.
+    if parsed.status is not None:
+        article.status = parsed.status
+    elif existing is None:
+        article.status = Article.Status.PUBLISHED
+    if parsed.summary is not None:
+        article.summary = parsed.summary
+    if keep_ids and existing is None and parsed.id is not None and parsed.id not in ids_taken:
+        ids_taken.add(parsed.id)
+        article.pk = parsed.id
+        # save() moves the version on whenever there is a primary key.
+        article.version = 0
+    plan = _Plan(path, parsed, article, existing, order)
+    problems = _validate(path, parsed, article, slug_is_new)
+    problems += _old_slug_problems(plan)
+    return plan, problems
+
+
+def _resolve_targets(plans):
+    """Each related link's article, by the address the file gives: one of the imported
+    files (by its slug or an old slug), else a stored article (by its slug or an old
+    one). A link whose address leads nowhere is kept by its title. Returns problems."""
+    by_slug = {}
+    for plan in plans:
+        for slug in [plan.article.slug, *(plan.parsed.old_slugs or [])]:
+            by_slug.setdefault(slug, plan)
+    by_pk = {plan.existing.pk: plan for plan in plans if plan.existing is not None}
+    problems = []
+    for plan in plans:
+        for link in plan.parsed.related:
+            target = None
+            if link.slug is not None:
+                if link.slug in by_slug:
+                    target = by_slug[link.slug].article
+                else:
+                    target = (
+                        Article.objects.filter(slug=link.slug).first()
+                        or Article.objects.filter(retired_slugs__slug=link.slug).first()
+                    )
+                    if target is not None and target.pk in by_pk:
+                        target = by_pk[target.pk].article
+            if target is not None and target is plan.article:
+                problems.append(plan.problem("related", f"related link target: {SELF_RELATION}"))
+            plan.targets.append(target)
+    return problems
+
+
+def _claims(plans):
+    """Two files about one article, or giving the same address: problems."""
+    problems, slugs, articles = [], {}, {}
+    for plan in plans:
+        if plan.existing is not None:
+            if plan.existing.pk in articles:
+                problems.append(
+                    plan.problem(
+                        "title",
+                        f"the same article ({plan.existing.slug!r}) is also in "
+                        f"{articles[plan.existing.pk]}.",
+                    )
+                )
+                continue
+            articles[plan.existing.pk] = plan.path
+        for key, slug in [("title", plan.article.slug)] + [
+            ("old_slugs", s) for s in plan.parsed.old_slugs or []
+        ]:
+            if slug in slugs:
+                what = "the same article (slug" if key == "title" else "the address (old slug"
+                problems.append(plan.problem(key, f"{what} {slug!r}) is also in {slugs[slug]}."))
+            else:
+                slugs[slug] = plan.path
+    return problems
+
+
 @transaction.atomic
-def import_articles(paths):
-    """Create or update articles by slug from plain-text files; raise ImportFailed on any
-    problem, leaving the database as it was."""
+def import_articles(paths, *, keep_ids=False):
+    """Create or update articles from plain-text files; raise ImportFailed on any problem,
+    leaving the database as it was. Each article created or changed gets a revision,
+    "Imported from FILE". ``keep_ids`` gives new articles the id of their file's Id line
+    (a site restore)."""
     files = find_files(paths)
-    problems, plans, seen = [], [], {}
-    for path in files:
+    problems, plans = [], []
+    ids_taken = set(Article.objects.values_list("pk", flat=True)) if keep_ids else set()
+    for order, path in enumerate(files):
         try:
             parsed = parse(_read(path))
         except ImportFailed as error:
@@ -171,70 +398,161 @@ def import_articles(paths):
         except FormatError as error:
             problems.append(f"{path}:{error.line}: {error.message}")
             continue
-        slug = slug_from_title(parsed.title)
-        if slug in seen:
-            problems.append(
-                f"{path}:{parsed.lines['title']}: the same article (slug {slug!r}) "
-                f"is also in {seen[slug]}."
-            )
-            continue
-        seen[slug] = path
-        # By slug; an article whose slug an editor chose in the admin, by its title.
-        existing = (
-            Article.objects.filter(slug=slug).first()
-            or Article.objects.filter(title_upper=parsed.title.upper()).order_by("pk").first()
-        )
-        article = existing or Article(slug=slug)
-        article.title = parsed.title
-        article.body = parsed.body
-        article.event_date = parsed.event_date
-        article.published_at = _published_at(parsed, existing)
-        article.facts_verified = parsed.facts_verified
-        # New articles are published; an existing one keeps its status, so that
-        # re-importing an export never publishes a draft.
-        if existing is None:
-            article.status = Article.Status.PUBLISHED
-        problems += _validate(path, parsed, article)
-        plans.append((path, parsed, article, existing))
+        plan, plan_problems = _plan(path, parsed, order, keep_ids, ids_taken)
+        problems += plan_problems
+        plans.append(plan)
+    problems += _claims(plans)
+    problems += _resolve_targets(plans)
     if problems:
         raise ImportFailed(problems)
 
+    stored = Article.objects.prefetch_related("sources", "related_links__target", "tags")
+    for plan in plans:
+        if plan.existing is not None and not plan.new_old_slugs:
+            plan.changed = _stored_state(stored.get(pk=plan.existing.pk)) != _wanted_state(plan)
+    # In the order of the files' ids (articles published at the same moment are listed by
+    # id), then of the files.
+    changed = sorted(
+        (plan for plan in plans if plan.changed),
+        key=lambda plan: (plan.parsed.id is None, plan.parsed.id or 0, plan.order),
+    )
+    # Every article first, so that related links can point to any of them.
+    for plan in changed:
+        with _naming(plan):
+            plan.article.save()
+    if keep_ids and changed:
+        with connection.cursor() as cursor:
+            for sql in connection.ops.sequence_reset_sql(no_style(), [Article]):
+                cursor.execute(sql)
+    for plan in changed:
+        # The revision is made of what _write_parts() adds, once everything is written.
+        with _naming(plan), reversion.create_revision(manage_manually=True):
+            reversion.set_comment(f"Imported from {plan.path}")
+            _write_parts(plan)
+
     result = ImportResult([], [], [])
-    for path, parsed, article, existing in plans:
-        try:
-            written = _write(article, existing, parsed)
-        except DatabaseError as error:
-            # The transaction rolls back: the files before this one are not kept either.
-            line = parsed.lines["title"]
-            raise ImportFailed(
-                [f"{path}:{line}: the import stopped while writing this article ({error})."]
-            ) from error
-        if written:
-            (result.updated if existing else result.created).append(article)
+    for plan in plans:
+        if not plan.changed:
+            result.unchanged.append(plan.article)
         else:
-            result.unchanged.append(article)
+            (result.updated if plan.existing else result.created).append(plan.article)
     return result
 
 
-def _write(article, existing, parsed):
-    """Save one planned article with its sources, related links and tags; False if it is
-    stored already, unchanged."""
-    sources = [(s.title, s.publisher, s.url) for s in parsed.sources]
-    wanted = _state(article, sources, parsed.related_titles, parsed.tags)
-    if existing is not None:
-        stored = Article.objects.prefetch_related("sources", "related_links", "tags")
-        if _existing_state(stored.get(pk=existing.pk)) == wanted:
-            return False
-    article.save()
+class _naming:
+    """Turns a database error while writing ``plan`` into ImportFailed naming its file (the
+    transaction rolls back: the files before this one are not kept either)."""
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if isinstance(error, DatabaseError):
+            message = f"the import stopped while writing this article ({error})."
+            raise ImportFailed([self.plan.problem("title", message)]) from error
+        return False
+
+
+def _write_parts(plan):
+    """Write an article's sources, related links, new old slugs, tags, and (for a new
+    article whose file says when it was last changed) that time; then record it all as
+    the revision's."""
+    article, parsed = plan.article, plan.parsed
     article.sources.all().delete()
     Source.objects.bulk_create(
-        Source(article=article, position=i, title=t, publisher=p, url=u)
-        for i, (t, p, u) in enumerate(sources)
+        Source(article=article, position=i, title=s.title, publisher=s.publisher, url=s.url)
+        for i, s in enumerate(parsed.sources)
     )
     article.related_links.all().delete()
     RelatedLink.objects.bulk_create(
-        RelatedLink(article=article, position=i, title=title)
-        for i, title in enumerate(parsed.related_titles)
+        # As RelatedLink.save(): a link to an article keeps that article's title.
+        RelatedLink(
+            article=article,
+            position=i,
+            target=target,
+            title=(target.title if target else link.title).strip(),
+        )
+        for i, (link, target) in enumerate(zip(parsed.related, plan.targets, strict=True))
     )
-    article.tags.set(parsed.tags, clear=True)
-    return True
+    for slug in plan.new_old_slugs:
+        RetiredSlug.objects.update_or_create(slug=slug, defaults={"article": article})
+    if plan.existing is None and parsed.updated_at is not None:
+        Article.objects.filter(pk=article.pk).update(updated_at=parsed.updated_at)
+        article.updated_at = parsed.updated_at
+    if plan.existing is None:
+        article.tags.add(*parsed.tags)
+    else:
+        article.tags.set(parsed.tags)
+    # The sources were written without signals: the searchable text is brought up to date
+    # here, and this instance with it, so that a caller saving it again (load_demo) does
+    # not write back the old text.
+    article.refresh_search_extra()
+    article.refresh_from_db(fields=["search_extra"])
+    reversion.add_to_revision(article)
+
+
+def _listing(path, parse_listing):
+    try:
+        return parse_listing(_read(path))
+    except FormatError as error:
+        raise ImportFailed([f"{path}:{error.line}: {error.message}"]) from None
+
+
+@transaction.atomic
+def import_site(folder):
+    """Restore a whole-site backup (export_site) into an empty database: its topics with
+    their addresses, every article with its id, and the addresses of deleted articles.
+    All or nothing, as import_articles()."""
+    folder = Path(folder)
+    if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
+        raise ImportFailed(
+            [f"{folder}: not a site backup (no {BACKUP_ARTICLES}/ folder and {BACKUP_TAGS})."]
+        )
+    if Article.objects.exists() or Tag.objects.exists() or RetiredSlug.objects.exists():
+        raise ImportFailed(
+            [
+                f"{folder}: the database already has articles or topics; a site backup is "
+                "restored into an empty one (import single articles with import_articles)."
+            ]
+        )
+    tags_path, gone_path = folder / BACKUP_TAGS, folder / BACKUP_GONE
+    tags = _listing(tags_path, parse_tags)
+    gone = _listing(gone_path, parse_gone) if gone_path.exists() else []
+    problems, names, slugs = [], set(), set()
+    slug_field = Tag._meta.get_field("slug")
+    for slug, name, line in tags:
+        messages = [str(problem.message) for problem in tag_problems([name])]
+        try:
+            slug_field.run_validators(slug)
+        except ValidationError as error:
+            messages += error.messages
+        if len(slug) > slug_field.max_length:
+            messages.append(f"the slug is longer than {slug_field.max_length} characters.")
+        if name.casefold() in names or slug in slugs:
+            messages.append("this topic is listed twice.")
+        names.add(name.casefold())
+        slugs.add(slug)
+        problems += [f"{tags_path}:{line}: {message}" for message in messages]
+    for slug, line in gone:
+        if not is_slug(slug) or len(slug) > RetiredSlug._meta.get_field("slug").max_length:
+            problems.append(f"{gone_path}:{line}: {slug!r} is not a slug.")
+    if problems:
+        raise ImportFailed(problems)
+    Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _ in tags)
+    result = import_articles([folder / BACKUP_ARTICLES], keep_ids=True)
+    taken = {
+        *Article.objects.values_list("slug", flat=True),
+        *RetiredSlug.objects.values_list("slug", flat=True),
+    }
+    problems = [
+        f"{gone_path}:{line}: {slug!r} is an address of an article in the backup."
+        for slug, line in gone
+        if slug in taken
+    ]
+    if problems:
+        raise ImportFailed(problems)
+    RetiredSlug.objects.bulk_create(RetiredSlug(slug=slug) for slug, _ in dict(gone).items())
+    return SiteResult(result, len(tags), len(gone))

@@ -1,13 +1,25 @@
 """The Skillo plain-text article format: parse it, and write it back.
 
-The format is described in the README ("Plain-text articles"). Paragraph text in it is
-literal, so it is escaped on the way into Markdown and unescaped on the way out; the two
-functions are exact inverses, which is what makes the round trip byte for byte.
+The format is described in the README ("Plain-text articles"). A file's body is in one of
+two forms, named by an optional ``Format:`` line in a header block after the title:
+
+- plain text (the default, and the form of ../shared/skillo-text-format.md): paragraph
+  text is literal, so it is escaped on the way into Markdown and unescaped on the way out;
+  the two functions are exact inverses, which is what makes the round trip byte for byte;
+- Markdown: the body as the editor wrote it, stored exactly as it is in the file.
+
+The header block also carries the fields of the whole-site backup (slug, old slugs,
+status, published and updated times, summary, id). ``format_article`` writes an article
+in the first form that reads back exactly as the article is (it checks by parsing what it
+wrote), so that export then import never loses anything silently.
 """
 
+import json
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
+
+from django.utils import timezone
 
 from .models import MONTH_NAMES
 
@@ -31,6 +43,31 @@ SOURCE_LINE = re.compile(
     r"• (?P<title>.+) \((?P<publisher>[^()]+)\)(?: <(?P<url>[^<>\s]+)>)?"
 )  # fmt: skip
 TAGS_PREFIX = "Tags: "
+SEE_ALSO = "See also: "
+# A related link to an existing article: its title, then its address.
+RELATED_ADDRESS = re.compile(r"(?P<title>.*\S) </articles/(?P<slug>[-a-zA-Z0-9_]+)/>")
+
+# The header block: the block right after the title, when its first line is "Format: ...".
+FORMAT_PREFIX = "Format:"
+PLAIN_TEXT = "plain text"
+MARKDOWN = "Markdown"
+MARKDOWN_CRLF = "Markdown, CRLF line breaks"
+MARKDOWN_JSON = "Markdown, as a JSON string"
+FORMATS = (PLAIN_TEXT, MARKDOWN, MARKDOWN_CRLF, MARKDOWN_JSON)
+# Header line names, as written, and the ParsedArticle.lines key of each.
+HEADER_FIELDS = {
+    "Format": "format",
+    "Slug": "slug",
+    "Old slugs": "old_slugs",
+    "Status": "status",
+    "Published": "published_at",
+    "Updated": "updated_at",
+    "Summary": "summary",
+    "Id": "id",
+}
+STATUSES = ("published", "draft")
+_HEADER_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [a-z]+)*):(?: (?P<value>.*))?")
+_SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 
 # Markdown escaping of literal text. Inline characters Markdown could read as markup:
 _INLINE_ESCAPES = {
@@ -55,6 +92,10 @@ class FormatError(ValueError):
         self.message = message
 
 
+class ExportError(ValueError):
+    """An article that no form of the format can hold exactly; nothing was written."""
+
+
 @dataclass
 class ParsedSource:
     title: str
@@ -64,16 +105,59 @@ class ParsedSource:
 
 
 @dataclass
+class ParsedLink:
+    """A "See also" title; ``slug`` is the address of the article it links to, if any."""
+
+    title: str
+    slug: str | None = None
+
+
+@dataclass
 class ParsedArticle:
+    """An article as the format holds it. The header fields are None when the file has no
+    line for them (a plain export): the importer then leaves them as they are."""
+
     title: str
     body: str
     event_date: date
     published_date: date
     facts_verified: date
-    related_titles: list[str] = field(default_factory=list)
+    related: list[ParsedLink] = field(default_factory=list)
     sources: list[ParsedSource] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
+    form: str = PLAIN_TEXT
+    slug: str | None = None
+    old_slugs: list[str] | None = None
+    status: str | None = None
+    published_at: datetime | None = None
+    updated_at: datetime | None = None
+    summary: str | None = None
+    id: int | None = None
+
+    @property
+    def related_titles(self):
+        return [link.title for link in self.related]
+
+    def content(self):
+        """Everything the file says about the article (not how it says it, nor where)."""
+        return (
+            self.title,
+            self.body,
+            self.event_date,
+            self.published_date,
+            self.facts_verified,
+            [(link.title, link.slug) for link in self.related],
+            [(s.title, s.publisher, s.url) for s in self.sources],
+            list(self.tags),
+            self.slug,
+            self.old_slugs,
+            self.status,
+            self.published_at,
+            self.updated_at,
+            self.summary,
+            self.id,
+        )
 
 
 def escape_line(text):
@@ -134,6 +218,92 @@ def _parse_footer(start, lines):
     return event, published, verified
 
 
+def _text_value(value, line, name):
+    """A header value: as written, or a JSON string when it starts with a double quote
+    (for text with line breaks or spaces at either end)."""
+    if not value.startswith('"'):
+        return value
+    try:
+        text = json.loads(value)
+    except ValueError as error:
+        raise FormatError(line, f"'{name}:' holds a broken JSON string ({error}).") from None
+    if not isinstance(text, str):
+        raise FormatError(line, f"'{name}:' must hold text or one JSON string.")
+    return text
+
+
+def _write_text_value(text):
+    plain = (
+        text == text.strip() and not text.startswith('"') and "\n" not in text and "\r" not in text
+    )
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def _parse_time(value, line, name):
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise FormatError(
+            line,
+            f"'{name}:' must be a date and time with its offset from UTC, e.g. "
+            f"'2024-07-24 09:30:00+02:00', not {value!r}.",
+        )
+    return moment
+
+
+def _write_time(moment):
+    return timezone.localtime(moment).isoformat(sep=" ")
+
+
+def _parse_header(start, header_lines):
+    """The header block: {key: value} and {key: line}."""
+    values, lines = {}, {}
+    for line_number, line in enumerate(header_lines, start=start):
+        match = _HEADER_LINE.fullmatch(line)
+        name = match["name"] if match else None
+        if name not in HEADER_FIELDS:
+            raise FormatError(
+                line_number,
+                f"{line!r} is not a header line; the block after the title may hold "
+                + ", ".join(f"'{known}:'" for known in HEADER_FIELDS)
+                + ", one a line.",
+            )
+        key = HEADER_FIELDS[name]
+        if key in values:
+            raise FormatError(line_number, f"'{name}:' is given twice.")
+        value = (match["value"] or "").strip()
+        lines[key] = line_number
+        if key == "format":
+            if value not in FORMATS:
+                raise FormatError(
+                    line_number,
+                    "'Format:' must be " + ", ".join(f"'{f}'" for f in FORMATS[:-1])
+                    + f" or '{FORMATS[-1]}', not {value!r}.",
+                )  # fmt: skip
+        elif key == "slug":
+            if not value:
+                raise FormatError(line_number, "'Slug:' needs the article's slug.")
+        elif key == "old_slugs":
+            value = [slug.strip() for slug in value.split(",") if slug.strip()]
+        elif key == "status":
+            if value not in STATUSES:
+                raise FormatError(
+                    line_number, f"'Status:' must be 'published' or 'draft', not {value!r}."
+                )
+        elif key in {"published_at", "updated_at"}:
+            value = _parse_time(value, line_number, name)
+        elif key == "summary":
+            value = _text_value(value, line_number, name)
+        elif key == "id":
+            if not value.isascii() or not value.isdigit() or int(value) == 0:
+                raise FormatError(line_number, "'Id:' must be a positive whole number.")
+            value = int(value)
+        values[key] = value
+    return values, lines
+
+
 def _body_markdown(blocks):
     parts = []
     for index, (_, lines) in enumerate(blocks):
@@ -147,6 +317,23 @@ def _body_markdown(blocks):
     return "\n\n".join(parts)
 
 
+def _parse_related(start, lines):
+    sentence = " ".join(lines)
+    if not (sentence.startswith(SEE_ALSO) and sentence.endswith(".")):
+        raise FormatError(start, "the related block must read 'See also: TITLE; TITLE.'")
+    related = []
+    for item in sentence[len(SEE_ALSO) : -1].split("; "):
+        item = item.strip()
+        if not item:
+            continue
+        address = RELATED_ADDRESS.fullmatch(item)
+        if address:
+            related.append(ParsedLink(address["title"].strip(), address["slug"]))
+        else:
+            related.append(ParsedLink(item))
+    return related
+
+
 def parse(text):
     """Parse one plain-text article; raise FormatError naming the line on any problem."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
@@ -158,6 +345,12 @@ def parse(text):
         raise FormatError(title_line + 1, "the title must be one line, followed by a blank line.")
     lines = {"title": title_line}
 
+    header, first_body = {}, 1
+    if len(blocks) > 1 and blocks[1][1][0].startswith(FORMAT_PREFIX):
+        header, header_lines = _parse_header(*blocks[1])
+        lines.update(header_lines)
+        first_body = 2
+
     tags = []
     if blocks[-1][1][-1].startswith(TAGS_PREFIX):
         start, tag_lines = blocks.pop()
@@ -166,7 +359,7 @@ def parse(text):
         tags = [tag.strip() for tag in tag_lines[0][len(TAGS_PREFIX) :].split(",") if tag.strip()]
         lines["tags"] = start
 
-    if len(blocks) < 3:
+    if len(blocks) < first_body + 2:
         raise FormatError(
             blocks[-1][0], "an article needs a title, a body and the footer sentence."
         )
@@ -176,7 +369,7 @@ def parse(text):
 
     body_end = len(blocks)
     sources = []
-    if [SOURCES_HEADING] in (block for _, block in blocks[1:]):
+    if [SOURCES_HEADING] in (block for _, block in blocks[first_body:]):
         sources_at = max(i for i, (_, block) in enumerate(blocks) if block == [SOURCES_HEADING])
         if sources_at != len(blocks) - 2:
             raise FormatError(
@@ -204,7 +397,11 @@ def parse(text):
             )
 
     related = []
-    related_at = [i for i, (_, b) in enumerate(blocks[:body_end]) if b == [RELATED_HEADING]]
+    related_at = [
+        i
+        for i, (_, block) in enumerate(blocks[:body_end])
+        if i >= first_body and block == [RELATED_HEADING]
+    ]
     if related_at:
         if related_at[-1] != body_end - 2:
             raise FormatError(
@@ -213,28 +410,71 @@ def parse(text):
                 "and then 'Sources' or the footer.",
             )
         body_end = related_at[-1]
-        start, see_also = blocks[body_end + 1]
-        sentence = " ".join(see_also)
-        if not (sentence.startswith("See also: ") and sentence.endswith(".")):
-            raise FormatError(start, "the related block must read 'See also: TITLE; TITLE.'")
-        related = [t.strip() for t in sentence[len("See also: ") : -1].split("; ") if t.strip()]
-        lines["related"] = start
+        lines["related"] = blocks[body_end + 1][0]
+        related = _parse_related(*blocks[body_end + 1])
 
-    body_blocks = blocks[1:body_end]
+    body_blocks = blocks[first_body:body_end]
     if not body_blocks:
-        raise FormatError(title_line + 1, "the article has no body between its title and sources.")
+        raise FormatError(
+            blocks[first_body - 1][0] + len(blocks[first_body - 1][1]),
+            "the article has no body between its title and sources.",
+        )
     lines["body"] = body_blocks[0][0]
+    form = header.get("format", PLAIN_TEXT)
+    if form == PLAIN_TEXT:
+        body = _body_markdown(body_blocks)
+    elif form == MARKDOWN_JSON:
+        body = _json_body(body_blocks)
+    else:
+        # Exactly the lines between the blank line after the header and the blank line
+        # before what follows the body: further blank lines belong to the body.
+        header_end = blocks[1][0] + len(blocks[1][1]) - 1
+        tail_start = blocks[body_end][0] if body_end < len(blocks) else footer_line
+        body = "\n".join(text.split("\n")[header_end + 1 : tail_start - 2])
+        if form == MARKDOWN_CRLF:
+            body = body.replace("\n", "\r\n")
+
+    published_at = header.get("published_at")
+    if published_at is not None and published_at.date() != published:
+        raise FormatError(
+            lines["published_at"],
+            f"'Published:' is on {published_at.date()}, but the footer says the article was "
+            f"published on {published}.",
+        )
     return ParsedArticle(
         title=title_lines[0].strip(),
-        body=_body_markdown(body_blocks),
+        body=body,
         event_date=event,
         published_date=published,
         facts_verified=verified,
-        related_titles=related,
+        related=related,
         sources=sources,
         tags=tags,
         lines=lines,
+        form=form,
+        slug=header.get("slug"),
+        old_slugs=header.get("old_slugs"),
+        status=header.get("status"),
+        published_at=published_at,
+        updated_at=header.get("updated_at"),
+        summary=header.get("summary"),
+        id=header.get("id"),
     )
+
+
+def _json_body(body_blocks):
+    start, block = body_blocks[0]
+    if len(body_blocks) != 1 or len(block) != 1:
+        raise FormatError(
+            start, f"with 'Format: {MARKDOWN_JSON}' the body is one line: a JSON string."
+        )
+    try:
+        body = json.loads(block[0])
+    except ValueError as error:
+        raise FormatError(start, f"the body is not a JSON string ({error}).") from None
+    if not isinstance(body, str):
+        raise FormatError(start, "the body is not a JSON string.")
+    return body
 
 
 _HEADING = re.compile(r"#{1,6}\s+(.*?)(?:\s+#+)?")
@@ -242,6 +482,7 @@ _LIST_ITEM = re.compile(r"[-*+]\s+(.*)")
 
 
 def _body_text(markdown):
+    """The body in the plain-text form: the inverse of _body_markdown()."""
     blocks = []
     for block in re.split(r"\n\s*\n", markdown.replace("\r\n", "\n").strip()):
         lines = block.split("\n")
@@ -256,23 +497,199 @@ def _body_text(markdown):
             )
         else:
             blocks.append("\n".join(unescape_line(line.rstrip()) for line in lines))
-    return blocks
+    return "\n\n".join(blocks)
 
 
-def format_article(article):
-    """Write an article (with its sources, related links and tags) in the plain-text format."""
-    blocks = [article.title, *_body_text(article.body)]
-    related = [link.display_title for link in article.related_links.all()]
-    if related:
-        blocks += [RELATED_HEADING, "See also: " + "; ".join(related) + "."]
+def footer_sentence(event_date, published_date, facts_verified):
+    """The footer as Article.footer_sentence writes it, from the three dates."""
+    if published_date == event_date:
+        dates = f"Published date reflects the original event date ({event_date:%Y-%m-%d})."
+    else:
+        dates = (
+            f"Published on {published_date:%Y-%m-%d}; "
+            f"the event took place on {event_date:%Y-%m-%d}."
+        )
+    return (
+        f"{dates} This article is original Skillo editorial written from the sources above; "
+        f"facts were verified in {MONTH_NAMES[facts_verified.month - 1]} {facts_verified.year}."
+    )
+
+
+def write(article, form, *, header=False):
+    """The text of ``article`` (a ParsedArticle) with its body in ``form``. The header block
+    is written when the form is not plain text, when ``header`` asks for it, or when the
+    article has header fields."""
+    if form == PLAIN_TEXT:
+        body = _body_text(article.body)
+    elif form == MARKDOWN_JSON:
+        body = json.dumps(article.body, ensure_ascii=False)
+    elif form == MARKDOWN_CRLF:
+        body = article.body.replace("\r\n", "\n")
+    else:
+        body = article.body
+    header_lines = [f"Format: {form}"]
+    if article.slug is not None:
+        header_lines.append(f"Slug: {article.slug}")
+    if article.old_slugs is not None:
+        header_lines.append(_header_line("Old slugs", ", ".join(article.old_slugs)))
+    if article.status is not None:
+        header_lines.append(f"Status: {article.status}")
+    if article.published_at is not None:
+        header_lines.append(f"Published: {_write_time(article.published_at)}")
+    if article.updated_at is not None:
+        header_lines.append(f"Updated: {_write_time(article.updated_at)}")
+    if article.summary is not None:
+        header_lines.append(_header_line("Summary", _write_text_value(article.summary)))
+    if article.id is not None:
+        header_lines.append(f"Id: {article.id}")
+    blocks = [article.title]
+    if header or form != PLAIN_TEXT or len(header_lines) > 1:
+        blocks.append("\n".join(header_lines))
+    blocks.append(body)
+    if article.related:
+        items = [f"{r.title} </articles/{r.slug}/>" if r.slug else r.title for r in article.related]
+        blocks += [RELATED_HEADING, SEE_ALSO + "; ".join(items) + "."]
     source_lines = []
-    for source in article.sources.all():
+    for source in article.sources:
         line = f"{BULLET}{source.title} ({source.publisher})"
         source_lines.append(f"{line} <{source.url}>" if source.url else line)
     if source_lines:
         blocks += [SOURCES_HEADING, "\n".join(source_lines)]
-    blocks.append(article.footer_sentence)
-    tags = sorted(tag.name for tag in article.tags.all())
-    if tags:
-        blocks.append(TAGS_PREFIX + ", ".join(tags))
+    blocks.append(
+        footer_sentence(article.event_date, article.published_date, article.facts_verified)
+    )
+    if article.tags:
+        blocks.append(TAGS_PREFIX + ", ".join(article.tags))
     return "\n\n".join(blocks) + "\n"
+
+
+def _header_line(name, value):
+    return f"{name}: {value}" if value else f"{name}:"
+
+
+def article_content(article, *, full=False):
+    """A stored article (with sources, related links and their targets, tags and, when
+    ``full``, retired slugs loaded) as a ParsedArticle: what its file must say."""
+    related = [
+        ParsedLink(link.target.title, link.target.slug)
+        if link.target_id and link.target
+        else ParsedLink(link.title)
+        for link in article.related_links.all()
+    ]
+    content = ParsedArticle(
+        title=article.title,
+        body=article.body,
+        event_date=article.event_date,
+        published_date=article.published_date,
+        facts_verified=article.facts_verified,
+        related=related,
+        sources=[ParsedSource(s.title, s.publisher, s.url) for s in article.sources.all()],
+        tags=sorted(tag.name for tag in article.tags.all()),
+    )
+    if full:
+        content.slug = article.slug
+        content.old_slugs = sorted(retired.slug for retired in article.retired_slugs.all())
+        content.status = article.status
+        content.published_at = timezone.localtime(article.published_at)
+        content.updated_at = timezone.localtime(article.updated_at)
+        content.summary = article.summary
+        content.id = article.pk
+    return content
+
+
+def _markdown_form(body):
+    """The Markdown form for a body: CRLF line breaks throughout are written as LF."""
+    if "\r\n" in body and body.count("\n") == body.count("\r\n"):
+        return MARKDOWN_CRLF
+    return MARKDOWN
+
+
+def format_article(article, *, full=False):
+    """Write a stored article in the plain-text format: the plain-text form when it holds
+    the body exactly (as for every article imported from plain text), else Markdown, else
+    Markdown as one JSON string (for a body the readable forms cannot hold: CRLF and LF
+    line breaks mixed, a CR alone, a last block that reads as "Sources" or "Related on
+    Skillo"). ``full`` adds the header fields of the whole-site backup. Raises ExportError
+    if no form reads back as the article."""
+    return write_exactly(article_content(article, full=full), header=full)
+
+
+def write_exactly(content, *, header=False):
+    """The text of ``content`` in the first form that parses back to the same content."""
+    forms = [PLAIN_TEXT, _markdown_form(content.body), MARKDOWN_JSON]
+    if not header:
+        # A plain-text body whose first block starts with "Format:" needs the header.
+        forms.insert(1, PLAIN_TEXT)
+    problem = None
+    for index, form in enumerate(forms):
+        text = write(content, form, header=header or index > 0)
+        try:
+            parsed = parse(text)
+        except FormatError as error:
+            problem = error
+            continue
+        if parsed.content() == content.content():
+            return text
+        problem = parsed
+    raise ExportError(
+        f"{content.title!r} cannot be written exactly: {_difference(content, problem)}"
+    )
+
+
+def _difference(content, problem):
+    if isinstance(problem, FormatError):
+        return f"it would not read back ({problem})."
+    names = [
+        "title", "body", "event date", "published date", "facts verified", "related links",
+        "sources", "tags", "slug", "old slugs", "status", "published", "updated", "summary",
+        "id",
+    ]  # fmt: skip
+    for name, wanted, read in zip(names, content.content(), problem.content(), strict=True):
+        if wanted != read:
+            return f"its {name} would read back as {read!r} instead of {wanted!r}."
+    return "it would not read back the same."  # pragma: no cover
+
+
+# The whole-site backup's two other files (see the export_site command).
+TAGS_FILE_HEADER = (
+    "# Topics, one a line, oldest first: SLUG (of the address /tags/SLUG/), a colon, the name.\n"
+)
+GONE_FILE_HEADER = "# Addresses of deleted articles, which answer 410 Gone: /articles/SLUG/.\n"
+_TAG_LINE = re.compile(r"(?P<slug>[^:\s]+): (?P<name>.+)")
+
+
+def format_tags(tags):
+    """tags.txt: ``tags`` is (slug, name) pairs."""
+    return TAGS_FILE_HEADER + "".join(f"{slug}: {_write_text_value(name)}\n" for slug, name in tags)
+
+
+def format_gone(slugs):
+    return GONE_FILE_HEADER + "".join(f"{slug}\n" for slug in slugs)
+
+
+def _listing(text):
+    """(line number, line) of a backup listing, without comments and blank lines."""
+    for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
+        line = line.rstrip("\r")
+        if line.strip() and not line.startswith("#"):
+            yield number, line
+
+
+def parse_tags(text):
+    """[(slug, name, line)] from tags.txt; FormatError on a malformed line."""
+    tags = []
+    for number, line in _listing(text):
+        match = _TAG_LINE.fullmatch(line)
+        if not match:
+            raise FormatError(number, f"a topic line must read 'SLUG: NAME', not {line!r}.")
+        tags.append((match["slug"], _text_value(match["name"], number, "the name"), number))
+    return tags
+
+
+def parse_gone(text):
+    """[(slug, line)] from gone.txt."""
+    return [(line.strip(), number) for number, line in _listing(text)]
+
+
+def is_slug(value):
+    return bool(_SLUG.fullmatch(value))

@@ -4,15 +4,19 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.utils import timezone
 from django.utils.html import strip_tags
+from reversion.models import Version
 from taggit.models import Tag
 
 from news.importer import ImportFailed, import_articles
-from news.models import Article, RelatedLink, Source
+from news.models import Article, RelatedLink, RetiredSlug, Source
 
 from .conftest import SHARED_ARTICLE, SHARED_SLUG
-from .factories import ArticleFactory
+from .factories import ArticleFactory, RelatedLinkFactory
+from .test_admin import form_data
+from .test_limits import post
 
 pytestmark = pytest.mark.django_db
 
@@ -223,3 +227,206 @@ def test_a_tag_too_long_for_its_column_is_refused_before_anything_is_written(tmp
         f"{path}:11: tags: A tag can be at most 100 characters long; “{'t' * 39}…” has 150."
     ]
     assert not Article.objects.exists() and not Tag.objects.exists()
+
+
+# Issue 13: export then import loses nothing, and an import is a revision.
+
+ADMIN_BODY = (
+    "## What happened\n\n"
+    "See the [release notes](https://example.org/notes) and run `pip install x`.\n\n"
+    "```python\nimport x\n\nprint(x < 2)\n```"
+).replace("\n", "\r\n")  # as a browser sends a textarea
+
+
+@pytest.fixture
+def editor_client(client, django_user_model):
+    user = django_user_model.objects.create_superuser("editor", "e@example.org", "pw")
+    client.force_login(user)
+    return client
+
+
+def article_body_html(client, article):
+    page = client.get(article.get_absolute_url()).content.decode()
+    start = page.index('<div class="article-body">')
+    return page[start : page.index("</div>", start)]
+
+
+def written_in_the_admin(editor_client):
+    response = post(
+        editor_client,
+        form_data(
+            title="Release notes roundup",
+            slug="release-notes-roundup",
+            body=ADMIN_BODY,
+            sources=[{"position": "0", "title": "Notes", "publisher": "Example", "url": ""}],
+        ),
+    )
+    assert response.status_code == 302
+    return Article.objects.get(slug="release-notes-roundup")
+
+
+def test_an_article_written_in_markdown_in_the_admin_survives_export_and_import(
+    editor_client, tmp_path
+):
+    article = written_in_the_admin(editor_client)
+    reader = Client()
+    page = article_body_html(reader, article)
+    assert '<a href="https://example.org/notes"' in page and "<code>pip install x</code>" in page
+    assert "<pre><code>import x\n\nprint(x &lt; 2)\n</code></pre>" in page
+    text = export(article.slug)
+    assert text.startswith(
+        "Release notes roundup\n\nFormat: Markdown, CRLF line breaks\n\n"
+        "## What happened\n\nSee the [release notes](https://example.org/notes) and run "
+        "`pip install x`.\n\n```python\nimport x\n\nprint(x < 2)\n```\n\nSources\n\n"
+    )
+    (tmp_path / "roundup.txt").write_text(text, encoding="utf-8")
+    before = (article.body, article.body_html, article.version, article.updated_at)
+
+    out = StringIO()
+    call_command("import_articles", str(tmp_path), stdout=out)
+    assert "0 created, 0 updated, 1 unchanged" in out.getvalue()
+    article.refresh_from_db()
+    assert (article.body, article.body_html, article.version, article.updated_at) == before
+
+    # Into a database without it: the same stored body, page and file.
+    article.delete()
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    restored = Article.objects.get()
+    assert (restored.body, restored.body_html) == before[:2]
+    assert article_body_html(reader, restored) == page
+    assert export(restored.slug) == text
+
+
+def test_an_import_that_changes_an_article_is_a_revision_that_can_be_rolled_back(tmp_path):
+    path = write(tmp_path, "a.txt", body="First version.", extra="\n\nTags: go")
+    call_command("import_articles", str(path), stdout=StringIO())
+    article = Article.objects.get()
+    (created,) = Version.objects.get_for_object(article)
+    assert created.revision.comment == f"Imported from {path}"
+
+    write(tmp_path, "a.txt", body="Second version.", sources="• Other notes (PyPI)")
+    call_command("import_articles", str(path), stdout=StringIO())
+    updated, first = Version.objects.get_for_object(article)
+    assert updated.revision.comment == f"Imported from {path}"
+    assert updated.field_dict["body"] == "Second version."
+    # The revision holds the article with its sources and tags, as an admin save does.
+    kept = {version.content_type.model for version in updated.revision.version_set.all()}
+    assert kept == {"article", "source"}
+    assert {v.content_type.model for v in first.revision.version_set.all()} == {
+        "article",
+        "source",
+        "taggedarticle",
+    }
+
+    # Importing it again changes nothing and records nothing.
+    call_command("import_articles", str(path), stdout=StringIO())
+    assert Version.objects.get_for_object(article).count() == 2
+
+    first.revision.revert(delete=True)
+    article.refresh_from_db()
+    assert article.body == "First version."
+    assert [s.title for s in article.sources.all()] == ["Notes"]
+    assert [t.name for t in article.tags.all()] == ["go"]
+
+
+def full_file(folder, header, body="Some news.", name="a.txt"):
+    return write(folder, name, body=f"{header}\n\n{body}")
+
+
+def test_the_full_form_sets_status_summary_and_time_of_an_existing_article(tmp_path):
+    article = ArticleFactory(title="A title", slug="a-title", summary="Old summary.")
+    RetiredSlug.objects.create(slug="kept-address", article=article)
+    full_file(
+        tmp_path,
+        "Format: plain text\nSlug: a-title\nOld slugs: first-address\nStatus: draft\n"
+        "Published: 2024-07-24 18:30:00+02:00\nSummary: New summary.",
+    )
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    article.refresh_from_db()
+    assert (article.status, article.summary) == ("draft", "New summary.")
+    assert article.published_at.isoformat() == "2024-07-24T16:30:00+00:00"
+    # Old addresses are added, never taken away: a published address keeps working.
+    assert sorted(article.retired_slugs.values_list("slug", flat=True)) == [
+        "first-address",
+        "kept-address",
+    ]
+
+
+def test_a_full_form_file_finds_its_article_by_an_old_slug(tmp_path):
+    article = ArticleFactory(title="A title", slug="renamed")
+    RetiredSlug.objects.create(slug="a-title", article=article)
+    full_file(tmp_path, "Format: plain text\nSlug: a-title")
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    article.refresh_from_db()
+    assert Article.objects.count() == 1
+    assert article.slug == "a-title"
+    assert list(article.retired_slugs.values_list("slug", flat=True)) == ["renamed"]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Format: plain text\nSlug: Not a slug!", "a.txt:4: slug: Enter a valid “slug”"),
+        (
+            "Format: plain text\nOld slugs: taken",
+            "a.txt:4: old slugs: 'taken' is an address of another article, 'Taken'.",
+        ),
+        ("Format: plain text\nOld slugs: a-title", "a.txt:4: old slugs: 'a-title' is its own"),
+        (
+            'Format: plain text\nSummary: "a\\u001bb"',
+            "a.txt:4: summary: Remove the invisible control character U+001B",
+        ),
+        ("Format: plain text\nStatus: sent", "a.txt:4: 'Status:' must be 'published'"),
+    ],
+)
+def test_header_problems_name_file_and_line(tmp_path, header, expected):
+    ArticleFactory(title="Taken", slug="taken")
+    full_file(tmp_path, header)
+    before = database_state()
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_articles", str(tmp_path), stdout=StringIO(), stderr=err)
+    assert expected in err.getvalue()
+    assert database_state() == before
+
+
+def test_related_links_to_articles_keep_their_article(tmp_path):
+    target = ArticleFactory(title="Go 1.22 ships", slug="go")
+    hidden = ArticleFactory(title="Unpublished", slug="hidden", draft=True)
+    article = ArticleFactory(title="A title")
+    RelatedLinkFactory(article=article, target=target, position=0)
+    RelatedLinkFactory(article=article, target=hidden, position=1)
+    RelatedLinkFactory(article=article, target=None, title="Wanted", position=2)
+    text = export(article.slug)
+    assert (
+        "See also: Go 1.22 ships </articles/go/>; Unpublished </articles/hidden/>; Wanted.\n"
+    ) in text
+    (tmp_path / "a.txt").write_text(text)
+    article.related_links.all().delete()
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    links = [(link.target_id, link.title) for link in article.related_links.all()]
+    assert links == [(target.pk, "Go 1.22 ships"), (hidden.pk, "Unpublished"), (None, "Wanted")]
+
+
+def test_an_address_that_leads_nowhere_keeps_the_link_by_its_title(tmp_path):
+    write(
+        tmp_path,
+        "a.txt",
+        body="Text.\n\nRelated on Skillo\n\nSee also: Elsewhere </articles/not-here/>.",
+    )
+    call_command("import_articles", str(tmp_path), stdout=StringIO())
+    (link,) = RelatedLink.objects.all()
+    assert (link.target_id, link.title) == (None, "Elsewhere")
+
+
+def test_export_refuses_an_article_it_cannot_write_exactly(tmp_path):
+    article = ArticleFactory(title="Semicolons")
+    RelatedLinkFactory(article=article, target=None, title="One; two")
+    ArticleFactory(title="Fine")
+    with pytest.raises(CommandError, match=r"Semicolons.*related links would read back as"):
+        export(article.slug)
+    err = StringIO()
+    with pytest.raises(CommandError, match="1 could not be written exactly"):
+        call_command("export_articles", "-o", str(tmp_path), stdout=StringIO(), stderr=err)
+    assert "semicolons: " in err.getvalue()
+    assert [p.name for p in tmp_path.iterdir()] == ["fine.txt"]

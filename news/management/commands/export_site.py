@@ -1,0 +1,107 @@
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+
+from news.importer import BACKUP_ARTICLES, BACKUP_GONE, BACKUP_TAGS
+from news.models import Article, RetiredSlug, Tag
+from news.textformat import ExportError, format_article, format_gone, format_tags
+
+
+@contextmanager
+def snapshot():
+    """Read the whole site as it is at one moment, while editors keep saving."""
+    if connection.in_atomic_block:
+        # Already inside a transaction (a test, a caller's own): read what it sees.
+        yield
+    elif connection.vendor == "postgresql":
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+    elif connection.vendor == "sqlite":
+        # transaction.atomic() would take the write lock (BEGIN IMMEDIATE, see settings)
+        # for the whole export; a deferred transaction only reads, from one snapshot of
+        # the write-ahead log, and keeps no editor waiting.
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("BEGIN DEFERRED")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("ROLLBACK")
+    else:
+        yield
+
+
+class Command(BaseCommand):
+    help = (
+        "Back up the whole site into a new FOLDER: every article (drafts and scheduled "
+        "ones included) in the full plain-text form, articles/<slug>.txt, with its slug, "
+        "old slugs, status, published and updated times, summary and id; the topics and "
+        "their addresses (tags.txt); the addresses of deleted articles (gone.txt). "
+        "import_site restores it into an empty database."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("folder", metavar="FOLDER", help="A new (or empty) folder.")
+
+    def handle(self, *args, folder, **options):
+        folder = Path(folder)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise CommandError(f"{folder} exists and is not an empty folder; name a new one.")
+        folder.absolute().parent.mkdir(parents=True, exist_ok=True)
+        # Written beside it, then renamed: a backup folder that exists is complete.
+        work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.absolute().parent))
+        try:
+            count = self.write(work)
+            if folder.exists():
+                folder.rmdir()
+            work.rename(folder)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        self.stdout.write(self.style.SUCCESS(f"Backed up {count} article(s) to {folder}."))
+
+    def write(self, work):
+        articles_folder = work / BACKUP_ARTICLES
+        articles_folder.mkdir()
+        articles = Article.objects.prefetch_related(
+            "sources", "related_links__target", "tags", "retired_slugs"
+        ).order_by("pk")
+        count, problems, names = 0, [], set()
+        with snapshot():
+            for article in articles.iterator(chunk_size=500):
+                try:
+                    text = format_article(article, full=True)
+                except ExportError as error:
+                    problems.append(f"{article.slug}: {error}")
+                    continue
+                if article.slug.casefold() in names:
+                    # One file on a case-insensitive file system.
+                    problems.append(f"{article.slug}: another slug differs from it only in case.")
+                    continue
+                names.add(article.slug.casefold())
+                path = articles_folder / f"{article.slug}.txt"
+                path.write_text(text, encoding="utf-8", newline="\n")
+                count += 1
+            # In the order they were made: lists show an article's tags in that order.
+            tags = list(Tag.objects.order_by("pk").values_list("slug", "name"))
+            gone = list(
+                RetiredSlug.objects.filter(article__isnull=True)
+                .order_by("slug")
+                .values_list("slug", flat=True)
+            )
+        for problem in problems:
+            self.stderr.write(problem)
+        if problems:
+            raise CommandError(
+                f"{len(problems)} article(s) could not be written exactly; no backup was made."
+            )
+        (work / BACKUP_TAGS).write_text(format_tags(tags), encoding="utf-8", newline="\n")
+        (work / BACKUP_GONE).write_text(format_gone(gone), encoding="utf-8", newline="\n")
+        return count
