@@ -22,7 +22,8 @@ FEED_ID_DATE = date(2024, 1, 1)
 
 def tag_uri(day, specific):
     """A permanent id (RFC 4151): neither a new slug nor a new host or scheme changes it,
-    so no subscriber gets an article again as new."""
+    so no subscriber gets an article again as new. ``day`` is one on which the authority
+    (FEED_ID_AUTHORITY) was Skillo's."""
     return f"tag:{settings.SKILLO_FEED_ID_AUTHORITY},{day:%Y-%m-%d}:{specific}"
 
 
@@ -69,7 +70,9 @@ class LatestArticlesFeed(Feed):
         return xml_text(render_to_string("news/feed_item.html", {"article": item}))
 
     def item_guid(self, item):
-        return tag_uri(item.created_at, f"article:{item.pk}")
+        # The id is the article's primary key, which a whole-site backup restores; its
+        # creation time is not restored, so it is not part of the id.
+        return tag_uri(FEED_ID_DATE, f"article:{item.pk}")
 
     def item_categories(self, item):
         return [xml_text(tag.name) for tag in item.tags.all()]

@@ -122,21 +122,24 @@ def _published_at(parsed, existing):
 def _find(parsed):
     """The slug the file's article will have, and the stored article it is, if any: by the
     file's Slug line (a current or an old slug), else by the slug made from the title, else
-    (a slug an editor chose in the admin) by the exact title."""
+    (a slug an editor chose in the admin) by the exact title.
+
+    The article's row stays locked until the import commits: an admin save landing
+    between this read and the import's write would otherwise be overwritten, and both
+    would write the same version (found on PostgreSQL by bench/editors.py; SQLite's
+    immediate transactions already serialise them).
+    """
+    locked = Article.objects.select_for_update(of=("self",))
     if parsed.slug is not None:
-        existing = Article.objects.filter(slug=parsed.slug).first()
+        existing = locked.filter(slug=parsed.slug).first()
         if existing is None:
-            retired = (
-                RetiredSlug.objects.filter(slug=parsed.slug, article__isnull=False)
-                .select_related("article")
-                .first()
-            )
-            existing = retired.article if retired else None
+            retired = RetiredSlug.objects.filter(slug=parsed.slug, article__isnull=False).first()
+            existing = locked.filter(pk=retired.article_id).first() if retired else None
         return parsed.slug, existing
     slug = slug_from_title(parsed.title)
     existing = (
-        Article.objects.filter(slug=slug).first()
-        or Article.objects.filter(title_upper=parsed.title.upper()).order_by("pk").first()
+        locked.filter(slug=slug).first()
+        or locked.filter(title_upper=parsed.title.upper()).order_by("pk").first()
     )
     return (existing.slug if existing else slug), existing
 
