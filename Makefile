@@ -7,8 +7,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 AXE_VERSION := 4.14.1
 AXE_CORE := $(VENV)/axe/node_modules/axe-core/axe.min.js
+# The Nu Html Checker (the W3C's validator), from the npm registry; it runs on Java.
+VNU_VERSION := 26.9.27
+VNU_JAR := $(VENV)/vnu/node_modules/vnu-jar/build/dist/vnu.jar
 
-.PHONY: run serve test lint check test-sqlite test-postgres chromium redis clean
+.PHONY: run serve test lint check test-sqlite test-browser test-postgres chromium redis java clean
+.PHONY: test-run-postgres test-run-postgres-servers test-run-sqlite test-run-sqlite-servers
+.PHONY: test-run-grid test-run-browser
 
 $(VENV)/.installed: pyproject.toml
 	@"$(BASE_PYTHON)" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null || { \
@@ -77,19 +82,71 @@ redis:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "Install Redis first: sudo apt-get install -y redis-server"; exit 1; fi; }
 
+# The HTML checker needs Java: Debian's default-jre-headless.
+java:
+	@command -v java >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; \
+	  else echo "Install Java first: sudo apt-get install -y default-jre-headless"; exit 1; fi; }
+
+$(VNU_JAR):
+	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
+	  --prefix $(VENV)/vnu vnu-jar@$(VNU_VERSION)
+
 $(AXE_CORE):
 	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
 	  --prefix $(VENV)/axe axe-core@$(AXE_VERSION)
 
-# The whole suite on SQLite, browser tests included; then everything but the browser
-# tests again on PostgreSQL.
+# make test: lint and the Django checks, then six pytest runs side by side on the two
+# cores, each one's output printed whole when it ends; make test fails if any fails.
+# The whole suite runs on SQLite, and on a throwaway PostgreSQL cluster (with-postgres.sh)
+# what can behave differently there: all but the browser tests and those marked
+# sqlite_only (tests/conftest.py says which: tests that use no database, and most of the
+# hostile-input grid, of which a sample runs). Each is cut in parts that take turns while
+# others wait on their servers:
+#   postgres, sqlite                   all but the parts below,
+#   postgres-servers, sqlite-servers   tests starting servers and processes of their own,
+#   grid                               the hostile-input grid on SQLite, in full,
+#   browser                            the browser tests (Chromium), on SQLite.
+# So every test runs at least once, the database-dependent ones on both databases.
+# make test-sqlite (one process, browser tests included), test-browser and test-postgres
+# run one pass each.
+TEST_JOBS ?= 6
+HOSTILE_GRID := tests/test_hostile_input.py
+SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
+  tests/test_pagecache_servers.py tests/test_settings.py tests/test_sqlite_serving.py
+PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
+PYTEST_SQLITE := $(VENV)/bin/pytest -m "not browser"
+PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest -m browser
+
+test: lint check chromium redis $(AXE_CORE)
+	@echo "Six test runs side by side (each shown when it ends)."
+	@$(MAKE) --no-print-directory --jobs=$(TEST_JOBS) --output-sync=target --keep-going \
+	  test-run-postgres test-run-sqlite test-run-postgres-servers test-run-sqlite-servers \
+	  test-run-grid test-run-browser
+
 test-sqlite: $(VENV)/.installed check chromium redis $(AXE_CORE)
 	AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest
 
-test-postgres: $(VENV)/.installed check redis
-	tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser"
+test-browser: $(VENV)/.installed check chromium $(AXE_CORE)
+	$(PYTEST_BROWSER)
 
-test: lint test-sqlite test-postgres
+test-postgres: $(VENV)/.installed check redis
+	$(PYTEST_POSTGRES)
+
+# The runs alone, for make test (which has made their prerequisites first).
+test-run-postgres:
+	$(PYTEST_POSTGRES) $(addprefix --ignore=,$(SERVER_TESTS))
+test-run-postgres-servers:
+	$(PYTEST_POSTGRES) $(SERVER_TESTS)
+test-run-sqlite:
+	$(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS))
+test-run-sqlite-servers:
+	$(PYTEST_SQLITE) $(SERVER_TESTS)
+test-run-grid:
+	$(PYTEST_SQLITE) $(HOSTILE_GRID)
+test-run-browser:
+	$(PYTEST_BROWSER)
 
 clean:
 	rm -rf $(VENV) staticfiles

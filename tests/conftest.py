@@ -1,10 +1,37 @@
+"""Fixtures for every test, and the rule for what runs on which database.
+
+make test runs the whole suite on SQLite (in three processes: the browser tests, the
+hostile-input grid, the rest) and, side by side with it, on a throwaway PostgreSQL
+cluster what can behave differently there: ``-m "not browser and not sqlite_only"``.
+A test marked ``sqlite_only`` runs in the SQLite pass only:
+
+- automatically, when it uses no database: no ``db``, ``transactional_db`` or
+  ``django_db`` mark, nor any fixture needing them, and no ``skipif`` mark either
+  (``left_to_sqlite_pass``). pytest-django refuses such a test's queries, so it cannot
+  depend on the suite's database; tests that start servers on a database of their own
+  are among them (tests/test_settings.py, tests/test_sqlite_serving.py). A test that
+  reads the suite's database settings without a database fixture must say when it
+  applies with a skipif mark: such tests run in both passes and skip where they do not
+  apply (tests/test_concurrent_editors.py runs one test on each database; the live
+  tests of tests/test_outage.py, which bring their own PostgreSQL cluster, and
+  tests/test_pagecache_servers.py skip themselves on PostgreSQL);
+- explicitly, with a reason: most of the hostile-input grid, which runs a sample on
+  PostgreSQL (tests/test_hostile_input.py).
+
+Nothing else is deselected, so every test runs at least once per make test; the
+PostgreSQL pass ends with a count of what it left to the SQLite pass, by reason.
+"""
+
 import os
+from collections import Counter
 from pathlib import Path
 
 # Playwright's sync API runs an event loop, which trips Django's async-safety guard.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from news.importer import import_articles
 
@@ -13,11 +40,89 @@ SHARED_ARTICLE = DEMO_CONTENT / "pytorch-2-4.txt"
 SHARED_SLUG = "pytorch-2-4-released-python-3-12-and-a-custom-operator-api"
 
 
+# Property tests (Hypothesis): in CI (CI=true, as .ci/run sets) derandomised, so every run
+# tries the same examples and a failure is the same failure on a rerun; elsewhere random,
+# so local runs keep finding new cases. Either way a failure prints the falsifying example
+# and its @reproduce_failure blob. A test's own settings(...) keep the rest of the profile.
+CI = os.environ.get("CI", "").lower() not in {"", "0", "false", "no"}
+hypothesis_settings.register_profile(
+    "skillo-ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+hypothesis_settings.register_profile("skillo-dev", print_blob=True)
+hypothesis_settings.load_profile("skillo-ci" if CI else "skillo-dev")
+
+# Fixtures that give a test the database (pytest-django's, and what needs them).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "django_db_setup",
+    "live_server",
+}
+# How many tests -m left to the SQLite pass, by reason (printed at the end of the run).
+DESELECTED = pytest.StashKey[Counter]()
+
+
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only(reason): runs in make test's SQLite pass only, not again on "
+        "PostgreSQL (see tests/conftest.py)",
+    )
+    config.stash[DESELECTED] = Counter()
     # WhiteNoise warns (an error here) on every request if STATIC_ROOT does not exist yet.
     from django.conf import settings
 
     Path(settings.STATIC_ROOT).mkdir(exist_ok=True)
+
+
+def pytest_report_header(config):
+    profile = hypothesis_settings.get_current_profile_name()
+    derandomised = hypothesis_settings.default.derandomize
+    how = (
+        "derandomised: the same examples every run"
+        if derandomised
+        else "random examples; CI=true derandomises them"
+    )
+    return f"hypothesis profile {profile!r} ({how})"
+
+
+def left_to_sqlite_pass(item):
+    """No database fixture or mark, and no skipif mark (which may depend on the database)."""
+    fixtures = getattr(item, "fixturenames", ())
+    return (
+        item.get_closest_marker("django_db") is None
+        and DATABASE_FIXTURES.isdisjoint(fixtures)
+        and item.get_closest_marker("skipif") is None
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if left_to_sqlite_pass(item):
+            item.add_marker(pytest.mark.sqlite_only(reason="uses no database"))
+
+
+def pytest_deselected(items):
+    for item in items:
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is not None:
+            item.config.stash[DESELECTED][marker.kwargs.get("reason", "")] += 1
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    deselected = config.stash.get(DESELECTED, Counter())
+    if deselected and "sqlite_only" in (config.option.markexpr or ""):
+        terminalreporter.section("left to the SQLite pass (sqlite_only)")
+        for reason, count in deselected.most_common():
+            terminalreporter.line(f"{count:6d}  {reason}")
 
 
 @pytest.fixture
@@ -65,12 +170,6 @@ def page_cache_off(request, settings, monkeypatch):
         monkeypatch.setattr(purge, "on_commit", lambda callback: callback())
         # No commit, so no purge can land while a request reads: nothing to guard.
         monkeypatch.setattr(pagecache, "RACE_MARGIN", 0)
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # The real hasher is deliberately slow; tests log in hundreds of times.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-from datetime import date, timedelta
+from datetime import timedelta
 
 import factory
 from django.utils import timezone
@@ -16,7 +16,8 @@ class ArticleFactory(factory.django.DjangoModelFactory):
     body = "## What happened\n\nIt shipped.\n\n## Why it mattered\n\nPeople use it."
     event_date = factory.LazyFunction(lambda: timezone.localdate() - timedelta(days=2))
     published_at = factory.LazyFunction(lambda: timezone.now() - timedelta(days=1))
-    facts_verified = date(2026, 9, 1)
+    # This month: never in the future, and never due for a check, whatever today is.
+    facts_verified = factory.LazyFunction(lambda: timezone.localdate().replace(day=1))
     status = Article.Status.PUBLISHED
 
     class Params:

@@ -1,8 +1,10 @@
 """Imports that go wrong: unreadable and malformed files, a run cut short. Each leaves the
 database as it was and says which file (and line) to fix."""
 
+import errno
 import os
 import threading
+import time
 from io import StringIO
 from pathlib import Path
 
@@ -57,18 +59,34 @@ def test_a_folder_named_like_an_article_is_reported_not_a_crash(folder):
     assert database_state() == before
 
 
+def serve_as_writer(fifo, done, deadline=30):
+    """Open ``fifo`` for writing and close it at once, whenever a reader waits on it, until
+    ``done`` is set (or the deadline passes). Never blocks: a non-blocking open for
+    writing fails with ENXIO while no one reads, so it polls instead."""
+    give_up = time.monotonic() + deadline
+    while not done.is_set() and time.monotonic() < give_up:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as error:
+            if error.errno != errno.ENXIO:  # the FIFO is gone: nothing left to serve
+                return
+        done.wait(0.01)
+
+
 def test_a_fifo_is_reported_instead_of_hanging_the_import(folder):
     fifo = folder / "pipe.txt"
     os.mkfifo(fifo)
-    # Reading a FIFO waits for a writer. This one closes at once, so an import that reads
-    # the FIFO fails this test instead of hanging it.
-    writer = threading.Thread(target=lambda: open(fifo, "wb").close(), daemon=True)
+    # Reading a FIFO waits for a writer. This one opens and closes it as soon as a reader
+    # waits, so an import that reads the FIFO fails this test instead of hanging it.
+    done = threading.Event()
+    writer = threading.Thread(target=serve_as_writer, args=(fifo, done), daemon=True)
     writer.start()
     try:
         assert f"{fifo}: not a regular file." in run_import(folder)
     finally:
-        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # releases the writer
+        done.set()
         writer.join(timeout=5)
+    assert not writer.is_alive()
 
 
 def test_a_file_without_read_permission_is_named(folder, monkeypatch):

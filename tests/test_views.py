@@ -82,6 +82,7 @@ def test_footer_sentence_for_a_backdated_article(client):
     article = ArticleFactory(
         event_date=timezone.datetime(2024, 7, 24).date(),
         published_at=timezone.make_aware(timezone.datetime(2024, 7, 24)),
+        facts_verified=timezone.datetime(2026, 9, 1).date(),
     )
     html, text = editorial_note(client, article)
     assert text.startswith(
