@@ -116,17 +116,17 @@ HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
   tests/test_pagecache_servers.py tests/test_settings.py tests/test_sqlite_serving.py
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
-PYTEST_SQLITE := $(VENV)/bin/pytest -m "not browser"
+PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest -m browser
 
-test: lint check chromium redis $(AXE_CORE)
+test: lint check chromium redis java $(AXE_CORE) $(VNU_JAR)
 	@echo "Six test runs side by side (each shown when it ends)."
 	@$(MAKE) --no-print-directory --jobs=$(TEST_JOBS) --output-sync=target --keep-going \
 	  test-run-postgres test-run-sqlite test-run-postgres-servers test-run-sqlite-servers \
 	  test-run-grid test-run-browser
 
-test-sqlite: $(VENV)/.installed check chromium redis $(AXE_CORE)
-	AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest
+test-sqlite: $(VENV)/.installed check chromium redis java $(AXE_CORE) $(VNU_JAR)
+	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest
 
 test-browser: $(VENV)/.installed check chromium $(AXE_CORE)
 	$(PYTEST_BROWSER)
