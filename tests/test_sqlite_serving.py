@@ -92,11 +92,11 @@ def test_with_djangos_default_sqlite_settings_the_same_saves_fail(migrated, tmp_
 
 
 HOLD_LOCK = """
-import sqlite3, sys, time
+import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.execute("BEGIN IMMEDIATE")
 print("locked", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()  # held until the test says so, however slow the machine
 db.execute("COMMIT")
 """
 
@@ -113,23 +113,38 @@ except OperationalError as error:
 """
 
 
-def save_while_locked(database, hold_seconds, busy_timeout):
+def save_while_locked(database, busy_timeout, release_after=None):
+    """Try a save while another connection holds the write lock. With ``release_after``
+    the lock is released that many seconds into the save; else only once it ended."""
     with subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(database), str(hold_seconds)],
-        stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", HOLD_LOCK, str(database)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     ) as holder:  # fmt: skip
         assert holder.stdout.readline().strip() == "locked"
-        result = manage(database, "shell", "-v", "0", "-c", SAVE,
-                        SQLITE_BUSY_TIMEOUT=str(busy_timeout))  # fmt: skip
-    return result.stdout.strip() or result.stderr
+        with subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "shell", "-v", "0", "-c", SAVE],
+            env={**os.environ, "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
+                 "DATABASE_URL": f"sqlite:///{database}",
+                 "SQLITE_BUSY_TIMEOUT": str(busy_timeout)},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ) as saver:  # fmt: skip
+            if release_after is not None:
+                time.sleep(release_after)
+                holder.stdin.write("\n")
+                holder.stdin.flush()
+            out, err = saver.communicate(timeout=120)
+        if release_after is None:
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+    return out.strip() or err
 
 
 def test_a_save_waits_for_another_write_to_finish(database):
-    assert save_while_locked(database, hold_seconds=2, busy_timeout=20) == "saved"
+    assert save_while_locked(database, busy_timeout=60, release_after=2) == "saved"
 
 
 def test_a_save_that_waits_past_the_busy_timeout_fails_as_locked(database):
-    assert save_while_locked(database, hold_seconds=2, busy_timeout=0.2) == ("database is locked")
+    assert save_while_locked(database, busy_timeout=0.2) == "database is locked"
 
 
 @pytest.fixture
