@@ -34,10 +34,6 @@ class ArticleForm(forms.ModelForm):
                 "max_length": "A title can be at most %(limit_value)d characters long; "
                 "this one has %(show_value)d.",
             },
-            "summary": {
-                "max_length": "A summary can be at most %(limit_value)d characters long; "
-                "this one has %(show_value)d. Keep it to one or two sentences.",
-            },
             "event_date": {"invalid": "Enter the date as YYYY-MM-DD, for example 2024-07-24."},
             "published_at": {
                 "invalid_date": "Enter the date as YYYY-MM-DD, for example 2024-07-24.",

@@ -18,6 +18,7 @@ from .rendering import html_to_text, render_markdown
 from .rules import (
     SELF_RELATION,
     body_within_limit,
+    summary_within_limit,
     http_url_validator,
     no_control_characters,
     related_link_count_problems,
@@ -226,8 +227,7 @@ class Article(models.Model):
     )
     summary = models.TextField(
         blank=True,
-        max_length=500,
-        validators=[no_control_characters],
+        validators=[no_control_characters, summary_within_limit],
         help_text="One or two sentences for lists and search results.",
     )
     body = models.TextField(

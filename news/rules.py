@@ -21,6 +21,8 @@ from django.utils.text import Truncator
 from taggit.models import TagBase
 
 MAX_BODY_CHARS = 100_000
+# Lists, search results and link previews show the summary whole.
+MAX_SUMMARY_CHARS = 500
 MAX_SOURCES = 50
 MAX_RELATED_LINKS = 50
 MAX_TAGS = 30
@@ -70,6 +72,16 @@ def body_within_limit(value):
         raise ValidationError(
             f"The body can be at most {MAX_BODY_CHARS:,} characters long; this one has "
             f"{len(value):,}. Split it into several articles.",
+            code="max_length",
+        )
+
+
+def summary_within_limit(value):
+    # A TextField's max_length only reaches the admin's form; this reaches every interface.
+    if len(value) > MAX_SUMMARY_CHARS:
+        raise ValidationError(
+            f"The summary can be at most {MAX_SUMMARY_CHARS} characters long; this one has "
+            f"{len(value):,}. Keep it to one or two sentences.",
             code="max_length",
         )
 

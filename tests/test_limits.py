@@ -87,7 +87,7 @@ OVER_THE_LIMIT = {
     ),
     "summary": (
         {"summary": "S" * 501},
-        "A summary can be at most 500 characters long; this one has 501.",
+        "The summary can be at most 500 characters long; this one has 501.",
     ),
     "body": (
         {"body": "B" * (MAX_BODY_CHARS + 1)},

@@ -16,7 +16,14 @@ from django.test import Client
 
 from news.importer import ImportFailed, import_articles
 from news.models import MONTH_NAMES
-from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES, MAX_TAG_CHARS, MAX_TAGS
+from news.rules import (
+    MAX_BODY_CHARS,
+    MAX_RELATED_LINKS,
+    MAX_SOURCES,
+    MAX_SUMMARY_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+)
 
 from .test_admin import form_data
 from .test_limits import post, stored
@@ -37,10 +44,12 @@ class Draft:
     related: tuple = field(default=())
     day: date = date(2024, 2, 6)  # event and (backdated) publication
     verified: date = date(2024, 9, 1)
+    summary: str = ""
 
     def form(self):
         return form_data(
             title=self.title,
+            summary=self.summary,
             body=self.body,
             tags=", ".join(self.tags),
             event_date=self.day.isoformat(),
@@ -59,6 +68,8 @@ class Draft:
 
     def text(self):
         blocks = [self.title, self.body]
+        if self.summary:
+            blocks.insert(1, f"Format: plain text\nSummary: {self.summary}")
         if self.related:
             blocks += ["Related on Skillo", f"See also: {'; '.join(self.related)}."]
         if self.sources:
@@ -90,6 +101,13 @@ BAD_ARTICLES = {
         "into several articles.",
         "body",
         "BBB",
+    ),
+    "too long summary": (
+        replace(GOOD, summary="S" * (MAX_SUMMARY_CHARS + 1)),
+        "The summary can be at most 500 characters long; this one has 501. Keep it to one "
+        "or two sentences.",
+        "summary",
+        "Summary: ",
     ),
     "too many tags": (
         replace(GOOD, tags=tuple(f"topic{i}" for i in range(MAX_TAGS + 1))),
