@@ -18,11 +18,11 @@ from .rendering import html_to_text, render_markdown
 from .rules import (
     SELF_RELATION,
     body_within_limit,
-    summary_within_limit,
     http_url_validator,
     no_control_characters,
     related_link_count_problems,
     source_count_problems,
+    summary_within_limit,
     tag_problems,
     within_years,
 )
