@@ -80,9 +80,23 @@ class ArticleAdmin(CompareVersionAdmin):
     date_hierarchy = "published_at"
     prepopulated_fields = {"slug": ["title"]}
     inlines = [SourceInline, RelatedLinkInline]
+    autocomplete_fields = ["lead_image"]
     actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
     fieldsets = [
-        (None, {"fields": ["title", "slug", "summary", "body", "tags", "loaded_version"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "title",
+                    "slug",
+                    "summary",
+                    "lead_image",
+                    "body",
+                    "tags",
+                    "loaded_version",
+                ]
+            },
+        ),
         (
             "Dates and status",
             {"fields": ["status", "event_date", "published_at", "facts_verified"]},
@@ -425,3 +439,6 @@ class TagAdmin(admin.ModelAdmin):
     @admin.display(description="articles", ordering="articles")
     def article_count(self, tag):
         return tag.articles
+
+
+from . import image_admin  # noqa: E402, F401 - registers the image library

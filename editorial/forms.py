@@ -26,7 +26,7 @@ class ArticleForm(forms.ModelForm):
     class Meta:
         model = Article
         fields = [
-            "title", "slug", "summary", "body", "tags",
+            "title", "slug", "summary", "lead_image", "body", "tags",
             "status", "event_date", "published_at", "facts_verified",
         ]  # fmt: skip
         error_messages = {

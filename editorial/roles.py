@@ -7,9 +7,10 @@ WRITER = [
     "news.add_source", "news.change_source", "news.delete_source", "news.view_source",
     "news.add_relatedlink", "news.change_relatedlink", "news.delete_relatedlink",
     "news.view_relatedlink", "editorial.view_factsdue",
+    "images.add_image", "images.change_image", "images.view_image",
 ]  # fmt: skip
 EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.view_tag",
-          "news.change_tag"]  # fmt: skip
+          "news.change_tag", "images.delete_image"]  # fmt: skip
 
 
 def can_publish(user):
@@ -36,10 +37,20 @@ def ensure_groups(apps):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 
+    def known(label):
+        # A data migration sees the apps as they were then: an app added later (images)
+        # gets its permissions from the run after every migrate.
+        try:
+            apps.get_app_config(label).get_models()
+            return any(True for _ in apps.get_app_config(label).get_models())
+        except LookupError:
+            return False
+
     def permissions(names):
         return [
             Permission.objects.get(content_type__app_label=label, codename=codename)
             for label, codename in (name.split(".") for name in names)
+            if known(label)
         ]
 
     Group.objects.get_or_create(name="Writers")[0].permissions.set(permissions(WRITER))

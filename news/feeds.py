@@ -2,11 +2,13 @@ from datetime import date
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
+from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.feedgenerator import Atom1Feed
+from django.utils.feedgenerator import Atom1Feed, Enclosure
 from django.utils.html import escape
 
+from images.renditions import social_rendition
 from pagecache.dependencies import cached_page
 
 from .dependencies import FEEDS
@@ -52,7 +54,7 @@ class LatestArticlesFeed(Feed):
         return reverse("news:index")
 
     def articles(self):
-        return Article.objects.for_list().prefetch_related("sources")
+        return Article.objects.for_list().select_related("lead_image").prefetch_related("sources")
 
     def items(self):
         return self.articles()[:FEED_SIZE]
@@ -76,6 +78,26 @@ class LatestArticlesFeed(Feed):
 
     def item_categories(self, item):
         return [xml_text(tag.name) for tag in item.tags.all()]
+
+    def item_enclosures(self, item):
+        # The lead image as link previews show it (1200 x 630, JPEG): RSS <enclosure>,
+        # Atom <link rel="enclosure">.
+        if not item.lead_image_id:
+            return []
+        card = social_rendition(item.lead_image, "card")
+        try:
+            length = default_storage.size(card.name)
+        except OSError:
+            length = 0  # not made yet (restored without renditions): the URL still stands
+        return [Enclosure(card.url, str(length), card.mime_type)]
+
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        # Django makes links absolute but not enclosures; MEDIA_URL is a path by default.
+        for item in feed.items:
+            for enclosure in item["enclosures"]:
+                enclosure.url = request.build_absolute_uri(enclosure.url)
+        return feed
 
     def item_pubdate(self, item):
         return item.published_at

@@ -1,4 +1,5 @@
 import html
+from collections import namedtuple
 from datetime import datetime, time
 
 import reversion
@@ -14,11 +15,17 @@ from django.utils.html import format_html, strip_tags
 from taggit.managers import TaggableManager
 from taggit.models import TagBase, TaggedItemBase
 
+from images.cards import HEIGHT as CARD_HEIGHT
+from images.cards import WIDTH as CARD_WIDTH
+from images.cards import card_key
+from images.renditions import social_rendition
+
 from .rendering import html_to_text, render_markdown
 from .rules import (
     SELF_RELATION,
     body_within_limit,
     http_url_validator,
+    lead_image_problems,
     no_control_characters,
     related_link_count_problems,
     source_count_problems,
@@ -29,6 +36,7 @@ from .rules import (
 from .slugs import lock_article_slugs, slug_from_title
 
 WORDS_PER_MINUTE = 230
+ShareImage = namedtuple("ShareImage", "url width height alt")
 MONTH_NAMES = [
     "January", "February", "March", "April", "May", "June", "July",
     "August", "September", "October", "November", "December",
@@ -73,7 +81,7 @@ class ArticleQuerySet(models.QuerySet):
                 .values("slug")[:1]
             ),
         )
-        return self.prefetch_related(
+        return self.select_related("lead_image").prefetch_related(
             "tags",
             "sources",
             models.Prefetch("related_links", queryset=related),
@@ -237,6 +245,15 @@ class Article(models.Model):
             "the title is the page's only top-level heading."
         ),
     )
+    lead_image = models.ForeignKey(
+        "images.Image",
+        null=True,
+        blank=True,
+        # An image an article shows cannot be deleted from the library under it.
+        on_delete=models.PROTECT,
+        related_name="lead_of",
+        help_text="Shown above the text, in link previews and in search results.",
+    )
     body_html = models.TextField(editable=False, default="")
     # Plain text of the body, and the article's tags and sources: what search indexes.
     body_text = models.TextField(editable=False, default="")
@@ -337,6 +354,8 @@ class Article(models.Model):
         errors = {}
         if self.facts_verified and self.facts_verified.replace(day=1) > timezone.localdate():
             errors["facts_verified"] = "The facts cannot have been verified in a future month."
+        if self.lead_image_id and (problems := lead_image_problems(self.lead_image)):
+            errors["lead_image"] = problems
         if errors:
             raise ValidationError(errors)
 
@@ -424,9 +443,10 @@ class Article(models.Model):
     def footer_sentence(self):
         return strip_tags(self.footer_html)
 
-    def structured_data(self, url, publisher):
+    def structured_data(self, url, publisher, absolute):
         """schema.org NewsArticle for JSON-LD; needs tags and sources loaded.
-        ``publisher`` is Skillo's Organization (news.templatetags.news.organization)."""
+        ``publisher`` is Skillo's Organization (news.templatetags.news.organization);
+        ``absolute`` makes a path a full URL (request.build_absolute_uri)."""
         # A date-time, as schema.org's contentReferenceTime expects: the event's day,
         # from midnight in the newsroom's time zone.
         event = timezone.make_aware(datetime.combine(self.event_date, time.min))
@@ -444,6 +464,7 @@ class Article(models.Model):
             "keywords": [tag.name for tag in self.tags.all()],
             "wordCount": len(self.body_text.split()),
             "publisher": publisher,
+            **({"image": images} if (images := self.structured_images(absolute)) else {}),
             "citation": [
                 {
                     "@type": "CreativeWork",
@@ -454,6 +475,31 @@ class Article(models.Model):
                 for source in self.sources.all()
             ],
         }
+
+    def share_image(self):
+        """The picture link previews show (og:image): the lead image cropped around its
+        focal point, or a card drawn from the title and first topic. Needs tags loaded."""
+        if self.lead_image_id:
+            card = social_rendition(self.lead_image, "card")
+            return ShareImage(card.url, card.width, card.height, self.lead_image.alt or self.title)
+        # Drawn when first asked for (news.views.share_card), not while the page renders.
+        url = reverse("news:card", args=[self.pk, card_key(self.title, self.first_topic_name)])
+        return ShareImage(url, CARD_WIDTH, CARD_HEIGHT, self.title)
+
+    @property
+    def first_topic_name(self):
+        tags = sorted(self.tags.all(), key=lambda tag: tag.name.casefold())
+        return tags[0].name if tags else ""
+
+    def structured_images(self, absolute):
+        """The lead image as Google's Article guidance asks: 16:9, 4:3 and 1:1 crops,
+        1,200 pixels wide."""
+        if not self.lead_image_id:
+            return []
+        return [
+            absolute(social_rendition(self.lead_image, shape).url)
+            for shape in ("16x9", "4x3", "1x1")
+        ]
 
     @property
     def reading_minutes(self):

@@ -127,6 +127,16 @@ def tag_changed(tag_pk):
     on_commit(lambda: purges.purge(keys))
 
 
+def image_changed(image_pk):
+    """An image's words or focal point changed: the pages and feeds showing it as a lead
+    image (its alt text, caption, credit and crops)."""
+    article_ids = Article.objects.filter(lead_image=image_pk).values_list("pk", flat=True)
+    keys = set(ARTICLE.each(article_ids))
+    if keys:
+        keys.add(FEEDS())
+        on_commit(lambda: purges.purge(keys))
+
+
 def nav_change(sender, keys, **kwargs):
     """Purge NAV when a purge of topic counts changed the header's topics.
 

@@ -30,6 +30,9 @@ MAX_TAGS = 30
 # would refuse it only while the article's other rows are being written).
 MAX_TAG_CHARS = TagBase._meta.get_field("name").max_length
 EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
+# Google's Article guidance: images at least 1,200 pixels wide for Top stories and
+# Discover; the social crops are made at that width.
+MIN_LEAD_IMAGE_WIDTH = 1200
 
 SELF_RELATION = "An article cannot relate to itself."
 
@@ -84,6 +87,19 @@ def summary_within_limit(value):
             f"{len(value):,}. Keep it to one or two sentences.",
             code="max_length",
         )
+
+
+def lead_image_problems(image):
+    if image.width < MIN_LEAD_IMAGE_WIDTH:
+        return [
+            ValidationError(
+                f"A lead image must be at least {MIN_LEAD_IMAGE_WIDTH:,} pixels wide (search "
+                f"engines and link previews show nothing smaller); this one is "
+                f"{image.width:,}. Choose a larger picture, or place this one in the body.",
+                code="too_small",
+            )
+        ]
+    return []
 
 
 def tag_problems(names):

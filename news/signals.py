@@ -7,6 +7,8 @@ from django.db.models.signals import (
 )
 from django.dispatch import receiver
 
+from images.models import Image
+
 from . import purge
 from .models import Article, RelatedLink, RetiredSlug, Source, Tag
 
@@ -21,6 +23,13 @@ def tag_changed(sender, instance, **kwargs):
 def tag_deleting(sender, instance, **kwargs):
     # Its articles are only known before the delete.
     purge.tag_changed(instance.pk)
+
+
+@receiver(post_save, sender=Image)
+def image_changed(sender, instance, created, **kwargs):
+    # A new image is in no article yet; a deleted one cannot be (PROTECT).
+    if not created:
+        purge.image_changed(instance.pk)
 
 
 @receiver([pre_save, pre_delete], sender=Article)

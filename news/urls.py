@@ -7,6 +7,7 @@ app_name = "news"
 urlpatterns = [
     path("", views.ArticleListView.as_view(), name="index"),
     path("articles/<slug:slug>/", views.ArticleDetailView.as_view(), name="article"),
+    path("articles/<int:pk>/card-<str:key>.png", views.share_card, name="card"),
     path("tags/", views.TagListView.as_view(), name="tags"),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag"),
     path(

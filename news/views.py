@@ -1,11 +1,13 @@
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 from django.views.generic import DetailView, ListView, TemplateView
 
+from images.cards import card_key, ensure_title_card
+from images.views import media
 from pagecache.dependencies import cached_page, depends_on
 
 from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
@@ -101,6 +103,7 @@ class ArticleDetailView(DetailView):
             structured_data=article.structured_data(
                 self.request.build_absolute_uri(article.get_absolute_url()),
                 organization(self.request),
+                self.request.build_absolute_uri,
             ),
             **kwargs,
         )
@@ -214,3 +217,19 @@ def robots_txt(request):
     if archive_months():  # anything published (worked out once per change)
         lines.append(f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}")
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+def share_card(request, pk, key):
+    """The picture link previews show for an article without a lead image: drawn on the
+    first request for it, then served from storage. Published articles only (a draft's
+    title must not leak through its card); an old key (the title changed) redirects."""
+    article = get_object_or_404(Article.objects.published().prefetch_related("tags"), pk=pk)
+    topic = article.first_topic_name
+    current = card_key(article.title, topic)
+    if key != current:
+        return redirect("news:card", pk=pk, key=current, permanent=True)
+    card = ensure_title_card(article.title, topic)
+    if not settings.MEDIA_URL.startswith("/"):
+        return redirect(card.url)  # object storage serves it
+    return media(request, card.name)

@@ -1,7 +1,9 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
+from images.views import media
 from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
 from pagecache.dependencies import cached_page
@@ -24,6 +26,10 @@ urlpatterns = [
     path("search/", include("search.urls")),
     path("", include("news.urls")),
 ]
+
+if settings.MEDIA_URL.startswith("/"):
+    # Media on this machine (the default); with object storage MEDIA_URL is its address.
+    urlpatterns.insert(1, path(f"{settings.MEDIA_URL.lstrip('/')}<path:name>", media))
 
 handler400 = "skillo.errors.bad_request"
 handler403 = "skillo.errors.permission_denied"

@@ -185,3 +185,10 @@ def redis_server():
     server.start()
     yield server
     server.close()
+
+
+@pytest.fixture
+def media_root(settings, tmp_path):
+    """A media folder of the test's own (uploaded images, renditions, cards)."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT

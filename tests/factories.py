@@ -3,7 +3,11 @@ from datetime import timedelta
 import factory
 from django.utils import timezone
 
+from images.models import Image, Licence
+from images.uploads import check_upload
 from news.models import Article, RelatedLink, Source
+
+from .pictures import picture, upload
 
 
 class ArticleFactory(factory.django.DjangoModelFactory):
@@ -50,3 +54,23 @@ class RelatedLinkFactory(factory.django.DjangoModelFactory):
     article = factory.SubFactory(ArticleFactory)
     position = factory.Sequence(int)
     target = factory.SubFactory(ArticleFactory)
+
+
+class ImageFactory(factory.django.DjangoModelFactory):
+    """A library image, uploaded through the same checks as the admin's."""
+
+    class Meta:
+        model = Image
+
+    alt_text = "Engineers on stage at a release event"
+    credit = "Photo: Skillo"
+    licence = Licence.OWN
+    seed = factory.Sequence(int)
+
+    @classmethod
+    def _create(cls, model_class, seed=0, content=None, width=1600, height=900, **kwargs):
+        file = upload(content or picture(width, height, seed=seed))
+        image = model_class(**kwargs)
+        image.take(file, check_upload(file))
+        image.save()
+        return image

@@ -11,3 +11,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Each test run keeps its purge log to itself: another run on the same machine (with the
 # same in-memory database name) must not purge this one's pages.
 SKILLO_PURGE_LOG = os.path.join(tempfile.gettempdir(), f"skillo-test-purges-{os.getpid()}.log")
+
+# Uploaded images: a folder of this run's own (tests/conftest.py gives each test one of
+# its own inside it), and AVIF at its fastest speed (the bytes differ, not the behaviour).
+MEDIA_ROOT = tempfile.mkdtemp(prefix="skillo-test-media-")
+IMAGE_AVIF_SPEED = 10

@@ -1,0 +1,197 @@
+"""The image library in the admin: upload with the safety checks of images.uploads,
+alt text, credit and licence, a focal point set by clicking the picture, and where each
+image is used."""
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from images.models import Image
+from images.renditions import SOCIAL_SIZES, page_renditions, social_rendition
+from images.uploads import ACCEPTED_NAMES, check_upload, max_upload_bytes
+
+ACCEPT = "image/jpeg,image/png,image/webp,image/avif,image/gif"
+
+
+class ImageForm(forms.ModelForm):
+    upload = forms.FileField(
+        label="Picture",
+        widget=forms.FileInput(attrs={"accept": ACCEPT}),
+        help_text=(
+            f"{ACCEPTED_NAMES}, at most {filesizeformat(max_upload_bytes())}; an animated "
+            "GIF shows its first frame. Lead images must be at least 1,200 pixels wide."
+        ),
+    )
+
+    class Meta:
+        model = Image
+        fields = ["alt_text", "decorative", "caption", "credit", "licence", "focal_x", "focal_y"]
+        widgets = {
+            "focal_x": forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"}),
+            "focal_y": forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            # The file is the image's identity: a new picture is a new library entry.
+            del self.fields["upload"]
+
+    def clean_upload(self):
+        file = self.cleaned_data["upload"]
+        self.checked_upload = check_upload(file)
+        existing = Image.objects.filter(sha256=self.checked_upload.sha256).first()
+        if existing:
+            raise ValidationError(
+                format_html(
+                    'This picture is already in the library: <a href="{}">{}</a>. Use that one.',
+                    reverse("admin:images_image_change", args=[existing.pk]),
+                    existing,
+                ),
+                code="duplicate",
+            )
+        return file
+
+    def save(self, commit=True):
+        if "upload" in self.fields:
+            self.instance.take(self.cleaned_data["upload"], self.checked_upload)
+        return super().save(commit)
+
+
+class UsageFilter(admin.SimpleListFilter):
+    title = "use"
+    parameter_name = "used"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Shown in articles"), ("no", "Not used yet")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(usage__gt=0)
+        if self.value() == "no":
+            return queryset.filter(usage=0)
+        return queryset
+
+
+@admin.register(Image)
+class ImageAdmin(admin.ModelAdmin):
+    form = ImageForm
+    list_display = ["thumbnail", "__str__", "credit", "licence", "dimensions", "usage_count"]
+    list_display_links = ["thumbnail", "__str__"]
+    list_filter = ["licence", "decorative", UsageFilter, "uploaded_at"]
+    search_fields = ["alt_text", "caption", "credit", "original_name"]
+    list_per_page = 50
+    readonly_fields = ["focal_point_picker", "crops", "used_in", "file_facts"]
+
+    class Media:
+        js = ["editorial/focal-point.js"]
+        css = {"all": ["editorial/images.css"]}
+
+    def get_fieldsets(self, request, obj=None):
+        words = ["alt_text", "decorative", "caption", "credit", "licence"]
+        if obj is None:
+            return [(None, {"fields": ["upload", *words]})]
+        return [
+            (None, {"fields": ["focal_point_picker", *words]}),
+            (
+                "Focal point",
+                {
+                    "fields": [("focal_x", "focal_y"), "crops"],
+                    "description": "Crops for link previews and search results keep this "
+                    "point in frame. Click the picture above to set it.",
+                },
+            ),
+            ("Where it is used", {"fields": ["used_in", "file_facts"]}),
+        ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(usage=Count("lead_of"))
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.uploaded_by = request.user
+        super().save_model(request, obj, form, change)
+
+    @admin.display(description="")
+    def thumbnail(self, image):
+        small = page_renditions(image, "jpg")[0]
+        return format_html(
+            '<img class="image-thumb" src="{}" width="{}" height="{}" alt="">',
+            small.url,
+            small.width,
+            small.height,
+        )
+
+    @admin.display(description="size")
+    def dimensions(self, image):
+        return f"{image.width:,} × {image.height:,}"
+
+    @admin.display(description="used in", ordering="usage")
+    def usage_count(self, image):
+        return image.usage
+
+    @admin.display(description="Picture")
+    def focal_point_picker(self, image):
+        preview = next(
+            (r for r in page_renditions(image, "jpg") if r.width >= 800),
+            page_renditions(image, "jpg")[-1],
+        )
+        return format_html(
+            '<span class="focal-picker" data-focal-x="id_focal_x" data-focal-y="id_focal_y">'
+            '<img src="{}" width="{}" height="{}" alt="{}">'
+            '<span class="focal-picker__marker" aria-hidden="true"></span></span>',
+            preview.url,
+            preview.width,
+            preview.height,
+            image.alt,
+        )
+
+    @admin.display(description="Crops")
+    def crops(self, image):
+        return format_html(
+            '<span class="image-crops">{}</span>',
+            format_html_join(
+                "",
+                '<figure><img src="{}" width="{}" height="{}" alt=""><figcaption>{}'
+                "</figcaption></figure>",
+                (
+                    (r.url, r.width // 6, r.height // 6, label)
+                    for r, label in (
+                        (social_rendition(image, name), LABELS[name]) for name in SOCIAL_SIZES
+                    )
+                ),
+            ),
+        )
+
+    @admin.display(description="Lead image of")
+    def used_in(self, image):
+        articles = image.lead_of.order_by("-published_at")
+        if not articles:
+            return "No article yet."
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                '<li><a href="{}">{}</a></li>',
+                ((reverse("admin:news_article_change", args=[a.pk]), a.title) for a in articles),
+            ),
+        )
+
+    @admin.display(description="File")
+    def file_facts(self, image):
+        return (
+            f"{image.format}, {image.width:,} × {image.height:,} pixels, "
+            f"{filesizeformat(image.file_size)}; uploaded as “{image.original_name}”"
+        )
+
+
+LABELS = {
+    "card": "Link previews (1200 × 630)",
+    "16x9": "Search, 16:9",
+    "4x3": "Search, 4:3",
+    "1x1": "Search, 1:1",
+}
