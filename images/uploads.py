@@ -116,7 +116,10 @@ def check_upload(file):
 def _too_many_pixels_message(pixels, dimensions=None):
     limit = f"{max_pixels() / 1_000_000:g}"
     if pixels is None:
-        return f"The image has far more than {limit} megapixels, the most Skillo takes. Export it smaller."
+        return (
+            f"The image has far more than {limit} megapixels, the most Skillo takes. "
+            "Export it smaller."
+        )
     size = f" ({dimensions[0]:,} by {dimensions[1]:,} pixels)" if dimensions else ""
     return (
         f"The image has {pixels / 1_000_000:,.0f} megapixels{size}; Skillo takes at most "

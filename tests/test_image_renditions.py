@@ -114,9 +114,8 @@ def test_crops_keep_the_focal_point_in_frame(media_root):
     image.focal_x = 0.1
     image.save()
     with PILImage.open(media_root / social_rendition(image, "1x1").name) as opened:
-        reds = [
-            pixel for pixel in opened.convert("RGB").get_flattened_data() if pixel[0] > 200 and pixel[1] < 60
-        ]
+        pixels = opened.convert("RGB").get_flattened_data()
+        reds = [pixel for pixel in pixels if pixel[0] > 200 and pixel[1] < 60]
         assert reds == []
 
 
