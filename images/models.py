@@ -31,6 +31,9 @@ class ImageQuerySet(models.QuerySet):
         return self.filter(query)
 
 
+KEY_LENGTH = 16
+
+
 def original_path(image, filename):
     # Files are named by their content; the first two hex digits keep folders small.
     return f"originals/{image.sha256[:2]}/{filename}"
@@ -118,6 +121,12 @@ class Image(models.Model):
     @property
     def alt(self):
         return "" if self.decorative else self.alt_text
+
+    @property
+    def key(self):
+        """How files name the image (plain-text articles, the site backup): the start of
+        its hash, enough to tell any two pictures apart."""
+        return self.sha256[:KEY_LENGTH]
 
     @property
     def licence_is_open(self):

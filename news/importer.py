@@ -10,6 +10,9 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from images.backup import restore_library
+from images.models import Image
+
 from .models import Article, RelatedLink, RetiredSlug, Source, Tag
 from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
@@ -154,6 +157,7 @@ def _fields(article):
         article.status,
         article.summary,
         article.slug,
+        article.lead_image_id,
     )
 
 
@@ -204,6 +208,7 @@ def _validate(path, parsed: ParsedArticle, article, slug_is_new):
         "slug": parsed.lines.get("slug"),
         "status": parsed.lines.get("status"),
         "summary": parsed.lines.get("summary"),
+        "lead_image": parsed.lines.get("lead_image"),
         "id": parsed.lines.get("id"),
     }
     try:
@@ -317,13 +322,31 @@ def _plan(path, parsed, order, keep_ids, ids_taken):
         article.status = Article.Status.PUBLISHED
     if parsed.summary is not None:
         article.summary = parsed.summary
+    lead_image_problems = []
+    if parsed.lead_image == "":
+        article.lead_image = None
+    elif parsed.lead_image is not None:
+        found = list(Image.objects.filter(sha256__startswith=parsed.lead_image)[:2])
+        if len(found) == 1:
+            article.lead_image = found[0]
+        else:
+            line = parsed.lines["lead_image"]
+            lead_image_problems.append(
+                f"{path}:{line}: lead image: "
+                + (
+                    f"no picture {parsed.lead_image} in the image library; upload it first "
+                    "(a site backup's images/ folder holds it, and import_site restores it)."
+                    if not found
+                    else f"{parsed.lead_image} names more than one picture; give more of its hash."
+                )
+            )
     if keep_ids and existing is None and parsed.id is not None and parsed.id not in ids_taken:
         ids_taken.add(parsed.id)
         article.pk = parsed.id
         # save() moves the version on whenever there is a primary key.
         article.version = 0
     plan = _Plan(path, parsed, article, existing, order)
-    problems = _validate(path, parsed, article, slug_is_new)
+    problems = lead_image_problems + _validate(path, parsed, article, slug_is_new)
     problems += _old_slug_problems(plan)
     return plan, problems
 
@@ -514,10 +537,15 @@ def import_site(folder):
         raise ImportFailed(
             [f"{folder}: not a site backup (no {BACKUP_ARTICLES}/ folder and {BACKUP_TAGS})."]
         )
-    if Article.objects.exists() or Tag.objects.exists() or RetiredSlug.objects.exists():
+    if (
+        Article.objects.exists()
+        or Tag.objects.exists()
+        or RetiredSlug.objects.exists()
+        or Image.objects.exists()
+    ):
         raise ImportFailed(
             [
-                f"{folder}: the database already has articles or topics; a site backup is "
+                f"{folder}: the database already has articles, topics or images; a site backup is "
                 "restored into an empty one (import single articles with import_articles)."
             ]
         )
@@ -542,6 +570,10 @@ def import_site(folder):
     for slug, line in gone:
         if not is_slug(slug) or len(slug) > RetiredSlug._meta.get_field("slug").max_length:
             problems.append(f"{gone_path}:{line}: {slug!r} is not a slug.")
+    if problems:
+        raise ImportFailed(problems)
+    # Pictures first: articles name their lead images.
+    problems = restore_library(folder)
     if problems:
         raise ImportFailed(problems)
     Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _ in tags)

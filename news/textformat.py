@@ -63,11 +63,13 @@ HEADER_FIELDS = {
     "Published": "published_at",
     "Updated": "updated_at",
     "Summary": "summary",
+    "Lead image": "lead_image",
     "Id": "id",
 }
 STATUSES = ("published", "draft")
 _HEADER_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [a-z]+)*):(?: (?P<value>.*))?")
 _SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+_IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
 
 # Markdown escaping of literal text. Inline characters Markdown could read as markup:
 _INLINE_ESCAPES = {
@@ -133,6 +135,9 @@ class ParsedArticle:
     published_at: datetime | None = None
     updated_at: datetime | None = None
     summary: str | None = None
+    # The start of the lead image's SHA-256 (images/ in a site backup has its file);
+    # "" for none.
+    lead_image: str | None = None
     id: int | None = None
 
     @property
@@ -156,6 +161,7 @@ class ParsedArticle:
             self.published_at,
             self.updated_at,
             self.summary,
+            self.lead_image,
             self.id,
         )
 
@@ -296,6 +302,14 @@ def _parse_header(start, header_lines):
             value = _parse_time(value, line_number, name)
         elif key == "summary":
             value = _text_value(value, line_number, name)
+        elif key == "lead_image":
+            if value and not _IMAGE_KEY.fullmatch(value):
+                raise FormatError(
+                    line_number,
+                    "'Lead image:' must be the picture's key as export writes it (16 to 64 "
+                    f"hexadecimal digits), or nothing for no lead image; not {value!r}.",
+                )
+            value = value.lower()
         elif key == "id":
             if not value.isascii() or not value.isdigit() or int(value) == 0:
                 raise FormatError(line_number, "'Id:' must be a positive whole number.")
@@ -458,6 +472,7 @@ def parse(text):
         published_at=published_at,
         updated_at=header.get("updated_at"),
         summary=header.get("summary"),
+        lead_image=header.get("lead_image"),
         id=header.get("id"),
     )
 
@@ -540,6 +555,8 @@ def write(article, form, *, header=False):
         header_lines.append(f"Updated: {_write_time(article.updated_at)}")
     if article.summary is not None:
         header_lines.append(_header_line("Summary", _write_text_value(article.summary)))
+    if article.lead_image is not None:
+        header_lines.append(_header_line("Lead image", article.lead_image))
     if article.id is not None:
         header_lines.append(f"Id: {article.id}")
     blocks = [article.title]
@@ -585,6 +602,8 @@ def article_content(article, *, full=False):
         related=related,
         sources=[ParsedSource(s.title, s.publisher, s.url) for s in article.sources.all()],
         tags=sorted(tag.name for tag in article.tags.all()),
+        # Written whenever there is one (an article without stays byte-equal).
+        lead_image=article.lead_image.key if article.lead_image_id else None,
     )
     if full:
         content.slug = article.slug
@@ -642,7 +661,7 @@ def _difference(content, problem):
     names = [
         "title", "body", "event date", "published date", "facts verified", "related links",
         "sources", "tags", "slug", "old slugs", "status", "published", "updated", "summary",
-        "id",
+        "lead image", "id",
     ]  # fmt: skip
     for name, wanted, read in zip(names, content.content(), problem.content(), strict=True):
         if wanted != read:

@@ -211,7 +211,7 @@ def test_article_page_metadata_matches_the_article(client, world):
     assert f'<link rel="canonical" href="{url}">' in page
     assert f'<meta property="og:title" content="{article.title}">' in page
     assert f'<meta property="og:url" content="{url}">' in page
-    assert '<meta name="twitter:card" content="summary">' in page
+    assert '<meta name="twitter:card" content="summary_large_image">' in page
     data = json_ld(page)
     assert data["@type"] == "NewsArticle"
     assert data["headline"] == article.title

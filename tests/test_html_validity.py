@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from news.models import Article
-from tests.factories import ArticleFactory, RelatedLinkFactory, SourceFactory
+from tests.factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
 
 
 def checker():
@@ -32,9 +32,12 @@ def checker():
 
 
 @pytest.fixture
-def site(db, shared_article):
-    # "Publish now" stores the time with microseconds.
-    fresh = ArticleFactory(title="AT&T <impl Trait> & more", tags=["python", "c++"])
+def site(db, shared_article, media_root):
+    # "Publish now" stores the time with microseconds. A lead image with a caption.
+    photo = ImageFactory(width=1600, height=900, caption="A caption & <credit>")
+    fresh = ArticleFactory(
+        title="AT&T <impl Trait> & more", tags=["python", "c++"], lead_image=photo
+    )
     fresh.published_at = timezone.now()
     fresh.save()
     SourceFactory(article=fresh)

@@ -131,3 +131,17 @@ def test_crops_keep_the_focal_point_in_frame(media_root):
 )
 def test_the_crop_box_is_the_largest_around_the_focal_point(size, ratio, focus, box):
     assert crop_box(*size, ratio, *focus) == box
+
+
+def test_make_renditions_makes_only_the_missing_ones(media_root):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    image = ImageFactory(width=1600, height=900)
+    lost = media_root / page_renditions(image, "avif")[0].name
+    lost.unlink()
+    out = StringIO()
+    call_command("make_renditions", stdout=out)
+    assert out.getvalue().strip() == "Made 1 rendition(s) for 1 image(s)."
+    assert lost.exists()

@@ -12,23 +12,26 @@ TAG_RUNS): the pages themselves do not define it.
 
 import difflib
 import re
+import shutil
 from datetime import date, datetime, timedelta
 from io import StringIO
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 from reversion.models import Version
 
+from images.models import Image
 from news.models import Article, RetiredSlug, Tag
 
-from .factories import ArticleFactory, RelatedLinkFactory, SourceFactory
+from .factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
 from .test_admin import form_data
 from .test_limits import post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 
 # What an editor types in the admin; the browser sends its line breaks as CRLF.
 ADMIN_BODY = (
@@ -69,6 +72,9 @@ def build_site(editor):
     chose; a deleted article; two articles published at the same moment; a body only the
     JSON form holds."""
     call_command("load_demo", stdout=StringIO())
+    photo = ImageFactory(width=1600, height=900, caption="A caption", licence="cc-by-4.0")
+    # In the library, shown nowhere.
+    ImageFactory(width=800, height=600, alt_text="", decorative=True, focal_x=0.2)
     draft = Article.objects.get(status=Article.Status.DRAFT)
     django = Article.objects.get(slug__startswith="django-5-1")
     response = post(
@@ -78,6 +84,7 @@ def build_site(editor):
             slug="release-notes-roundup",
             summary="What shipped this week,\r\nin brief.",
             body=ADMIN_BODY,
+            lead_image=str(photo.pk),
             tags="python, Machine Learning Ops",
             published_at_0="2024-05-02",
             published_at_1="09:41:07",
@@ -163,10 +170,12 @@ def first_difference(before, after, urls):
 
 
 def wipe():
-    """An empty database, as far as the site is concerned."""
+    """An empty database and media folder, as far as the site is concerned."""
     Article.objects.all().delete()
     RetiredSlug.objects.all().delete()
     Tag.objects.all().delete()
+    Image.objects.all().delete()
+    shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
 
 def test_a_restored_backup_gives_every_public_page_back(editor, tmp_path):
@@ -221,7 +230,9 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     article = build_site(editor)
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     folder = tmp_path / "backup"
-    assert sorted(p.name for p in folder.iterdir()) == ["articles", "gone.txt", "tags.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "articles", "gone.txt", "images", "tags.txt"
+    ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 21
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
     published = timezone.localtime(article.published_at).isoformat(sep=" ")
@@ -234,6 +245,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
         f"Published: {published}\n"
         f"Updated: {timezone.localtime(article.updated_at).isoformat(sep=' ')}\n"
         'Summary: "What shipped this week,\\r\\nin brief."\n'
+        f"Lead image: {article.lead_image.sha256[:16]}\n"
         f"Id: {article.pk}\n\n"
         '## What happened\n\nRead the [release notes](https://example.org/notes "Notes")'
     )

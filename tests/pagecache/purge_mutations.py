@@ -31,6 +31,9 @@ MUTATIONS = {
         "news/purge.py", "keys |= keys_to_purge(pk, replace(now, public=False), now)", "pass",
         "test_schedule_",
     ),
+    "image": (
+        "news/purge.py", "keys = set(ARTICLE.each(article_ids))", "keys = set()", "test_image_",
+    ),
 }  # fmt: skip
 
 

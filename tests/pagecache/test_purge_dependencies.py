@@ -127,3 +127,21 @@ def test_schedule_a_scheduled_article_appears_at_its_time(reader, site, committe
     # page, must not find the home page from before it.
     reader.get(reverse("news:about-editorial"))
     assert "Embargoed story" in text(reader.get("/"))
+
+
+def test_image_new_alt_text_purges_the_pages_showing_it(reader, site, committed, media_root):
+    from tests.factories import ImageFactory
+
+    with committed():
+        image = ImageFactory(width=1200, height=675, alt_text="Old words")
+        site.lead_image = image
+        site.save()
+    reader.later()
+    warm(reader, site.get_absolute_url())
+    with committed():
+        image.alt_text = "A terminal with the new release's banner"
+        image.save()
+    assert (
+        "A terminal with the new release&#x27;s banner"
+        in reader.get(site.get_absolute_url()).content.decode()
+    )

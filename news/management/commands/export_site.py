@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
+from images.backup import write_library
 from news.importer import BACKUP_ARTICLES, BACKUP_GONE, BACKUP_TAGS
 from news.models import Article, RetiredSlug, Tag
 from news.textformat import ExportError, format_article, format_gone, format_tags
@@ -43,7 +44,8 @@ class Command(BaseCommand):
         "Back up the whole site into a new FOLDER: every article (drafts and scheduled "
         "ones included) in the full plain-text form, articles/<slug>.txt, with its slug, "
         "old slugs, status, published and updated times, summary and id; the topics and "
-        "their addresses (tags.txt); the addresses of deleted articles (gone.txt). "
+        "their addresses (tags.txt); the addresses of deleted articles (gone.txt); the "
+        "image library, originals and words (images/). "
         "import_site restores it into an empty database."
     )
 
@@ -65,14 +67,20 @@ class Command(BaseCommand):
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
-        self.stdout.write(self.style.SUCCESS(f"Backed up {count} article(s) to {folder}."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Backed up {count} article(s) and {self.images} image(s) to {folder}."
+            )
+        )
 
     def write(self, work):
         articles_folder = work / BACKUP_ARTICLES
         articles_folder.mkdir()
-        articles = Article.objects.prefetch_related(
-            "sources", "related_links__target", "tags", "retired_slugs"
-        ).order_by("pk")
+        articles = (
+            Article.objects.select_related("lead_image")
+            .prefetch_related("sources", "related_links__target", "tags", "retired_slugs")
+            .order_by("pk")
+        )
         count, problems, names = 0, [], set()
         with snapshot():
             for article in articles.iterator(chunk_size=500):
@@ -96,6 +104,7 @@ class Command(BaseCommand):
                 .order_by("slug")
                 .values_list("slug", flat=True)
             )
+            self.images = write_library(work)
         for problem in problems:
             self.stderr.write(problem)
         if problems:
