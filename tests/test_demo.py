@@ -61,3 +61,14 @@ def test_shared_article_matches_the_copy_in_shared(request):
     if not shared.exists():
         pytest.skip("../shared is not beside this checkout")
     assert (DEMO_CONTENT / "pytorch-2-4.txt").read_bytes() == shared.read_bytes()
+
+
+def test_demo_articles_show_lead_images_and_share_cards(client, media_root):
+    assert "; 7 have a lead image." in load()
+    illustrated = Article.objects.published().filter(lead_image__isnull=False)
+    assert illustrated.count() == 7
+    assert not illustrated.filter(slug=SHARED_SLUG).exists()
+    for article in illustrated:
+        image = article.lead_image
+        assert image.width >= 1200 and image.credit.startswith("Illustration: Skillo")
+        assert "<picture>" in client.get(article.get_absolute_url()).content.decode()
