@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 from images.models import Image
 from images.renditions import SOCIAL_SIZES, page_renditions, social_rendition
 from images.uploads import ACCEPTED_NAMES, check_upload, max_upload_bytes
+from news.models import Article
 
 ACCEPT = "image/jpeg,image/png,image/webp,image/avif,image/gif"
 
@@ -63,11 +64,11 @@ class ImageForm(forms.ModelForm):
 
 
 class UsageFilter(admin.SimpleListFilter):
-    title = "use"
+    title = "use as lead image"
     parameter_name = "used"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Shown in articles"), ("no", "Not used yet")]
+        return [("yes", "A lead image"), ("no", "Not a lead image")]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -85,7 +86,7 @@ class ImageAdmin(admin.ModelAdmin):
     list_filter = ["licence", "decorative", UsageFilter, "uploaded_at"]
     search_fields = ["alt_text", "caption", "credit", "original_name"]
     list_per_page = 50
-    readonly_fields = ["focal_point_picker", "crops", "used_in", "file_facts"]
+    readonly_fields = ["focal_point_picker", "crops", "placement", "used_in", "file_facts"]
 
     class Media:
         js = ["editorial/focal-point.js"]
@@ -105,7 +106,7 @@ class ImageAdmin(admin.ModelAdmin):
                     "point in frame. Click the picture above to set it.",
                 },
             ),
-            ("Where it is used", {"fields": ["used_in", "file_facts"]}),
+            ("Where it is used", {"fields": ["placement", "used_in", "file_facts"]}),
         ]
 
     def get_queryset(self, request):
@@ -130,7 +131,7 @@ class ImageAdmin(admin.ModelAdmin):
     def dimensions(self, image):
         return f"{image.width:,} × {image.height:,}"
 
-    @admin.display(description="used in", ordering="usage")
+    @admin.display(description="lead image of", ordering="usage")
     def usage_count(self, image):
         return image.usage
 
@@ -167,9 +168,9 @@ class ImageAdmin(admin.ModelAdmin):
             ),
         )
 
-    @admin.display(description="Lead image of")
+    @admin.display(description="Shown in")
     def used_in(self, image):
-        articles = image.lead_of.order_by("-published_at")
+        articles = Article.objects.showing_image(image).order_by("-published_at")
         if not articles:
             return "No article yet."
         return format_html(
@@ -179,6 +180,17 @@ class ImageAdmin(admin.ModelAdmin):
                 '<li><a href="{}">{}</a></li>',
                 ((reverse("admin:news_article_change", args=[a.pk]), a.title) for a in articles),
             ),
+        )
+
+    @admin.display(description="In an article's text")
+    def placement(self, image):
+        return format_html(
+            '<code class="image-placement">![](image:{})</code><div class="help">Paste this '
+            "line into an article's body to show the picture there, with its alt text and "
+            'caption; <code>![other alt text](image:{} "Other caption")</code> gives that '
+            "place words of its own.</div>",
+            image.key,
+            image.key,
         )
 
     @admin.display(description="File")

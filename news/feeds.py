@@ -1,3 +1,4 @@
+import contextvars
 from datetime import date
 
 from django.conf import settings
@@ -17,6 +18,7 @@ from .templatetags.news import xml_text
 from .topics import get_topic_or_404
 
 FEED_SIZE = 20
+_site = contextvars.ContextVar("site", default="")
 AUTHOR = "Skillo editorial"
 # The date in the feeds' own ids: any date on which the id authority was Skillo's.
 FEED_ID_DATE = date(2024, 1, 1)
@@ -69,7 +71,8 @@ class LatestArticlesFeed(Feed):
 
     @staticmethod
     def full_text(item):
-        return xml_text(render_to_string("news/feed_item.html", {"article": item}))
+        context = {"article": item, "base": _site.get()}
+        return xml_text(render_to_string("news/feed_item.html", context))
 
     def item_guid(self, item):
         # The id is the article's primary key, which a whole-site backup restores; its
@@ -92,6 +95,9 @@ class LatestArticlesFeed(Feed):
         return [Enclosure(card.url, str(length), card.mime_type)]
 
     def get_feed(self, obj, request):
+        # Pictures in the full text need absolute URLs; the Feed API passes the request
+        # to none of the item methods.
+        _site.set(request.build_absolute_uri("/")[:-1])
         feed = super().get_feed(obj, request)
         # Django makes links absolute but not enclosures; MEDIA_URL is a path by default.
         for item in feed.items:

@@ -1,6 +1,8 @@
 import html
+import operator
 from collections import namedtuple
 from datetime import datetime, time
+from functools import reduce
 
 import reversion
 from django.conf import settings
@@ -18,14 +20,16 @@ from taggit.models import TagBase, TaggedItemBase
 from images.cards import HEIGHT as CARD_HEIGHT
 from images.cards import WIDTH as CARD_WIDTH
 from images.cards import card_key
+from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
 
-from .rendering import html_to_text, render_markdown
+from .rendering import IMAGE_SCHEME, PLACEMENT, html_to_text, placed_keys, render_markdown
 from .rules import (
     SELF_RELATION,
     body_within_limit,
     http_url_validator,
     lead_image_problems,
+    missing_image_problems,
     no_control_characters,
     related_link_count_problems,
     source_count_problems,
@@ -86,6 +90,11 @@ class ArticleQuerySet(models.QuerySet):
             "sources",
             models.Prefetch("related_links", queryset=related),
         )
+
+    def showing_image(self, image):
+        """Articles showing ``image``: as their lead image or placed in their text (the
+        text search is a scan, fine for the rare change of an image)."""
+        return self.filter(Q(lead_image=image) | Q(body__icontains=f"{IMAGE_SCHEME}{image.key}"))
 
     def referencing(self, article):
         """Published articles whose related links point to ``article``."""
@@ -356,8 +365,21 @@ class Article(models.Model):
             errors["facts_verified"] = "The facts cannot have been verified in a future month."
         if self.lead_image_id and (problems := lead_image_problems(self.lead_image)):
             errors["lead_image"] = problems
+        if self.body and (problems := self.placement_problems()):
+            errors["body"] = problems
         if errors:
             raise ValidationError(errors)
+
+    def placement_problems(self):
+        """Library images the body places (``![](image:KEY)``) that are not in the
+        library."""
+        keys = [key[:KEY_LENGTH] for key in placed_keys(self.body)]
+        if not keys:
+            return []
+        known = {sha[:KEY_LENGTH] for sha in Image.objects.filter(
+            reduce(operator.or_, (Q(sha256__startswith=key) for key in keys))
+        ).values_list("sha256", flat=True)}  # fmt: skip
+        return missing_image_problems([key for key in keys if key not in known])
 
     def validate_parts(self, *, tags=None, sources=None, related_links=None):
         """Check the parts of the article that are not columns of its row: ``tags`` (names),
@@ -526,7 +548,9 @@ class Article(models.Model):
         for block in self.body_html.split("</p>"):
             if "<p>" in block:
                 # Plain text, as typed: templates escape it again where it is shown.
-                return html.unescape(strip_tags(block.split("<p>", 1)[1])).strip()
+                text = PLACEMENT.sub("", block.split("<p>", 1)[1])
+                if text := html.unescape(strip_tags(text)).strip():
+                    return text
         return ""
 
 

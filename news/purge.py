@@ -127,13 +127,13 @@ def tag_changed(tag_pk):
     on_commit(lambda: purges.purge(keys))
 
 
-def image_changed(image_pk):
-    """An image's words or focal point changed: the pages and feeds showing it as a lead
-    image (its alt text, caption, credit and crops)."""
-    article_ids = Article.objects.filter(lead_image=image_pk).values_list("pk", flat=True)
+def image_changed(image):
+    """An image's words or focal point changed: the pages and feeds showing it, as a
+    lead image or in the text (its alt text, caption, credit and crops)."""
+    article_ids = Article.objects.showing_image(image).values_list("pk", flat=True)
     keys = set(ARTICLE.each(article_ids))
     if keys:
-        keys.add(FEEDS())
+        keys |= {FEEDS()}
         on_commit(lambda: purges.purge(keys))
 
 

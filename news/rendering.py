@@ -1,11 +1,34 @@
-"""Markdown to safe HTML: the one renderer and sanitiser policy for article bodies."""
+"""Markdown to safe HTML: the one renderer and sanitiser policy for article bodies.
 
+Pictures from the image library are placed with Markdown's image syntax and the image's
+key, ``![alt text](image:KEY "caption")`` (alt text and caption optional: the library's
+are used without them). Any other image is dropped by the sanitiser (no hot-linking, no
+tracking pixels). A placement is stored in the HTML as a marker (see PLACEMENT) and
+turned into a <figure> when the page is shown (news.templatetags.news.with_images), so
+that a new alt text, credit or storage address in the library needs no article saved
+again.
+"""
+
+import base64
 import html
+import json
 import re
 
 import markdown
 import nh3
 from django.utils.text import slugify
+from markdown.treeprocessors import Treeprocessor
+
+IMAGE_SCHEME = "image:"
+# Private-use characters: they survive sanitising as text, and mean nothing in articles
+# (render_markdown removes any an editor pasted, so no marker can be forged).
+MARK_START, MARK_END = "\ue000", "\ue001"
+PLACEMENT = re.compile(
+    MARK_START + r"image:(?P<key>[0-9a-f]{16,64}):(?P<words>[A-Za-z0-9_=-]*)" + MARK_END
+)
+IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
+# A placement alone in its paragraph (the usual way), or inside one.
+_PLACEMENT_PARAGRAPH = re.compile(r"<p>\s*(" + PLACEMENT.pattern + r")\s*</p>")
 
 ALLOWED_TAGS = {
     "a", "abbr", "blockquote", "br", "code", "del", "em", "h2", "h3", "h4", "h5", "h6",
@@ -34,14 +57,83 @@ def heading_id(value, separator):
     return slugify(value) or "section"
 
 
+class LibraryImages(Treeprocessor):
+    """Replace each <img src="image:KEY"> with its placement marker."""
+
+    def run(self, root):
+        for parent in root.iter():
+            for index, child in enumerate(list(parent)):
+                if child.tag != "img" or not child.get("src", "").startswith(IMAGE_SCHEME):
+                    continue
+                key = child.get("src")[len(IMAGE_SCHEME) :].strip().lower()
+                marker = placement_marker(key, child.get("alt"), child.get("title"))
+                # The marker takes the image's place in the text, the tail after it.
+                if index:
+                    previous = parent[index - 1]
+                    previous.tail = (previous.tail or "") + marker + (child.tail or "")
+                else:
+                    parent.text = (parent.text or "") + marker + (child.tail or "")
+                parent.remove(child)
+
+
+class LibraryImagesExtension(markdown.Extension):
+    def extendMarkdown(self, md):
+        # After inline patterns have made the <img> elements.
+        md.treeprocessors.register(LibraryImages(md), "library_images", 0)
+
+
+def placement_marker(key, alt, caption):
+    words = {name: value for name, value in (("alt", alt), ("caption", caption)) if value}
+    encoded = base64.urlsafe_b64encode(json.dumps(words).encode()).decode() if words else ""
+    if not IMAGE_KEY.fullmatch(key):
+        key = "0" * 16  # not a key: shown as nothing; Article.clean() names it
+    return f"{MARK_START}image:{key}:{encoded}{MARK_END}"
+
+
+def placements(fragment):
+    """[(key, {"alt": ..., "caption": ...})] of the library images a body places."""
+    return [(match["key"], _words(match["words"])) for match in PLACEMENT.finditer(fragment)]
+
+
+def _words(encoded):
+    if not encoded:
+        return {}
+    return json.loads(base64.urlsafe_b64decode(encoded.encode()))
+
+
+def placed_keys(markdown_text):
+    """The image keys a Markdown body refers to, valid or not, in order."""
+    return [key for key, _ in placements(render_markdown(markdown_text))]
+
+
+def expand_placements(fragment, figure):
+    """``fragment`` with each placement replaced by ``figure(key, words)`` (HTML, or ""
+    for none). A figure cannot sit inside a paragraph: one in running text splits it."""
+    fragment = _PLACEMENT_PARAGRAPH.sub(lambda match: match[1], fragment)
+    expanded = PLACEMENT.sub(
+        lambda match: (
+            "</p>" + figure(match["key"], _words(match["words"])) + "<p>"
+            if _inside_paragraph(fragment, match.start())
+            else figure(match["key"], _words(match["words"]))
+        ),
+        fragment,
+    )
+    return expanded.replace("<p></p>", "")
+
+
+def _inside_paragraph(fragment, position):
+    return fragment.rfind("<p>", 0, position) > fragment.rfind("</p>", 0, position)
+
+
 def render_markdown(text):
     """Render an editor's Markdown to sanitised HTML.
 
     Headings start at <h2> (the page title is the only <h1>) and get stable ids.
     """
+    text = text.replace(MARK_START, "").replace(MARK_END, "")
     html = markdown.markdown(
         text,
-        extensions=["tables", "fenced_code", "sane_lists", "toc"],
+        extensions=["tables", "fenced_code", "sane_lists", "toc", LibraryImagesExtension()],
         extension_configs={"toc": {"slugify": heading_id, "toc_depth": "2-6"}},
         output_format="html",
     )
@@ -57,6 +149,8 @@ def render_markdown(text):
 
 
 def html_to_text(fragment):
-    """Readable plain text of sanitised HTML, block elements kept apart by newlines."""
+    """Readable plain text of sanitised HTML, block elements kept apart by newlines
+    (image placements left out)."""
+    fragment = PLACEMENT.sub("", fragment)
     text = re.sub(r"</(p|h[1-6]|li|pre|blockquote|tr)>", "\n", fragment)
     return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()

@@ -102,6 +102,17 @@ def lead_image_problems(image):
     return []
 
 
+def missing_image_problems(keys):
+    return [
+        ValidationError(
+            f"The body places image:{key}, which is not in the image library. Copy the "
+            "line from the image's page in the library.",
+            code="unknown_image",
+        )
+        for key in keys
+    ]
+
+
 def tag_problems(names):
     """What is wrong with an article's tag names (a list of messages, empty if nothing).
     Names that differ only in case are one tag (TAGGIT_CASE_INSENSITIVE)."""

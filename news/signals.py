@@ -29,7 +29,7 @@ def tag_deleting(sender, instance, **kwargs):
 def image_changed(sender, instance, created, **kwargs):
     # A new image is in no article yet; a deleted one cannot be (PROTECT).
     if not created:
-        purge.image_changed(instance.pk)
+        purge.image_changed(instance)
 
 
 @receiver([pre_save, pre_delete], sender=Article)

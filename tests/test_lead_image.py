@@ -268,3 +268,85 @@ def test_a_lead_image_line_that_is_no_key_is_a_format_error(tmp_path):
         import_articles([path])
     [problem] = failed.value.problems
     assert problem.startswith(f"{path}:4: 'Lead image:' must be the picture's key")
+
+
+# Library images in the text: ![alt](image:KEY "caption")
+
+
+def test_a_placed_image_is_a_lazy_figure_with_the_librarys_words(client, photo):
+    body = f"## What happened\n\nIt shipped.\n\n![](image:{photo.key})\n\nMore text."
+    article = ArticleFactory(body=body)
+    html = page(client, article)
+    figure = re.search(r'<div class="article-body">.*?</div>', html, re.S)[0]
+    assert "<figure" in figure and "<p></p>" not in figure
+    img = re.search(r"<img [^>]*>", figure)[0]
+    assert 'loading="lazy"' in img and "fetchpriority" not in img
+    assert 'alt="The release&#x27;s new terminal prompt"' in img
+    assert "<figcaption>The prompt after the upgrade. " in figure
+    # Readers of search results and teasers get the words, not the marker.
+    assert "\ue000" not in article.body_text and "\ue000" not in html
+
+
+def test_a_placement_may_give_its_own_alt_text_and_caption(client, photo):
+    body = f'Text.\n\n![A close-up of the prompt](image:{photo.key} "Zoomed in.")'
+    html = page(client, ArticleFactory(body=body))
+    assert 'alt="A close-up of the prompt"' in html
+    assert "<figcaption>Zoomed in. " in html
+
+
+def test_a_placement_inside_a_paragraph_splits_it_into_valid_html(client, photo):
+    html = page(client, ArticleFactory(body=f"Before ![](image:{photo.key}) after."))
+    assert re.search(r"<p>Before </p><figure[^>]*>.*?</figure>\s*<p> after.</p>", html, re.S)
+
+
+def test_a_placement_in_a_code_block_stays_text(client, photo):
+    html = page(client, ArticleFactory(body=f"```\n![](image:{photo.key})\n```"))
+    assert f"![](image:{photo.key})" in html and "<figure" not in html
+
+
+def test_other_images_are_still_dropped(client):
+    html = page(client, ArticleFactory(body="![pixel](https://tracker.example/p.gif)"))
+    assert "tracker.example" not in html
+
+
+def test_an_image_not_in_the_library_is_refused_with_its_key(editor, media_root):
+    response = editor.post(
+        "/admin/news/article/add/", form_data(body="Text.\n\n![](image:0123456789abcdef)")
+    )
+    assert response.context["adminform"].form.errors["body"] == [
+        "The body places image:0123456789abcdef, which is not in the image library. Copy "
+        "the line from the image's page in the library."
+    ]
+
+
+def test_feeds_show_placed_images_as_absolute_jpegs(client, photo):
+    ArticleFactory(body=f"Text.\n\n![](image:{photo.key})")
+    rss = ElementTree.fromstring(client.get("/feed/").content)
+    description = rss.find("channel/item/description").text
+    jpeg = next(r for r in page_renditions(photo, "jpg") if r.width == 1200)
+    assert f'<img src="http://testserver{jpeg.url}" width="1200" height="675"' in description
+    assert "<picture>" not in description
+
+
+def test_the_image_page_gives_the_line_to_place_it(editor, photo):
+    html = editor.get(f"/admin/images/image/{photo.pk}/change/").content.decode()
+    assert f"<code class=\"image-placement\">![](image:{photo.key})</code>" in html
+
+
+def test_new_words_for_a_placed_image_show_without_saving_the_article(client, photo):
+    article = ArticleFactory(body=f"Text.\n\n![](image:{photo.key})")
+    photo.alt_text = "Renamed"
+    photo.save()
+    assert 'alt="Renamed"' in page(client, article)
+
+
+def test_a_placed_image_survives_the_plain_text_round_trip(photo, tmp_path):
+    from news.importer import import_articles
+    from news.textformat import format_article
+
+    article = ArticleFactory(body=f'Text.\n\n![Alt](image:{photo.key} "Cap")', tags=["x"])
+    text = format_article(article)
+    assert f'![Alt](image:{photo.key} "Cap")' in text
+    path = tmp_path / "a.txt"
+    path.write_text(text)
+    assert import_articles([path]).unchanged == [article]

@@ -1,13 +1,21 @@
 import json
+import operator
 import re
+from functools import reduce
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Q
+from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+
+from images.models import KEY_LENGTH, Image
+
+from ..rendering import MARK_START, expand_placements, placements
 
 register = template.Library()
 
@@ -91,3 +99,34 @@ def site_structured_data(context):
             ],
         }
     )
+
+
+@register.filter
+def with_images(body_html, base=None):
+    """An article's stored HTML with its library images placed (news.rendering): a
+    <figure> each, loading lazily. One query for all of them, none without any.
+
+    ``base`` (the site's address, for feeds): one plain JPEG <img> with an absolute
+    URL instead of a <picture>, which feed readers do not all show."""
+    if MARK_START not in body_html:
+        return mark_safe(body_html)
+    keys = [key for key, _ in placements(body_html)]
+    found = Image.objects.filter(reduce(operator.or_, (Q(sha256__startswith=key) for key in keys)))
+    by_key = {image.key: image for image in found}
+
+    def figure(key, words):
+        image = by_key.get(key[:KEY_LENGTH])
+        if image is None:
+            return ""  # deleted since (PROTECT keeps lead images, not placements)
+        return render_to_string(
+            "images/feed_figure.html" if base else "images/figure.html",
+            {
+                "image": image,
+                "alt": words.get("alt", image.alt),
+                "caption": words.get("caption", image.caption),
+                "lead": False,
+                "base": base,
+            },
+        )
+
+    return mark_safe(expand_placements(body_html, figure))

@@ -145,3 +145,20 @@ def test_image_new_alt_text_purges_the_pages_showing_it(reader, site, committed,
         "A terminal with the new release&#x27;s banner"
         in reader.get(site.get_absolute_url()).content.decode()
     )
+
+
+def test_image_new_caption_purges_the_pages_placing_it_in_the_text(
+    reader, site, committed, media_root
+):
+    from tests.factories import ImageFactory
+
+    with committed():
+        image = ImageFactory(width=800, height=450, caption="Old caption")
+        site.body = f"Text.\n\n![](image:{image.key})"
+        site.save()
+    reader.later()
+    warm(reader, site.get_absolute_url())
+    with committed():
+        image.caption = "The new caption"
+        image.save()
+    assert "The new caption" in reader.get(site.get_absolute_url()).content.decode()
