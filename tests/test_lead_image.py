@@ -330,7 +330,7 @@ def test_feeds_show_placed_images_as_absolute_jpegs(client, photo):
 
 def test_the_image_page_gives_the_line_to_place_it(editor, photo):
     html = editor.get(f"/admin/images/image/{photo.pk}/change/").content.decode()
-    assert f"<code class=\"image-placement\">![](image:{photo.key})</code>" in html
+    assert f'<code class="image-placement">![](image:{photo.key})</code>' in html
 
 
 def test_new_words_for_a_placed_image_show_without_saving_the_article(client, photo):
