@@ -31,7 +31,18 @@ def tag_uri(day, specific):
     return f"tag:{settings.SKILLO_FEED_ID_AUTHORITY},{day:%Y-%m-%d}:{specific}"
 
 
-class RssWithCreators(Rss201rev2Feed):
+class StableWhenEmpty:
+    """A feed without items dates itself from ``updated_when_empty`` (the author's last
+    change), not from the time of the request, as Django does: an author without
+    articles yet has a feed that does not change on every request."""
+
+    def latest_post_date(self):
+        if not self.items and self.feed.get("updated_when_empty"):
+            return self.feed["updated_when_empty"]
+        return super().latest_post_date()
+
+
+class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
     """RSS 2.0 with each author of an item as a Dublin Core <dc:creator> (RSS's own
     <author> wants an e-mail address), the namespace declared once on the root."""
 
@@ -45,7 +56,7 @@ class RssWithCreators(Rss201rev2Feed):
             handler.addQuickElement("dc:creator", name)
 
 
-class AtomWithContent(Atom1Feed):
+class AtomWithContent(StableWhenEmpty, Atom1Feed):
     """Atom with the whole article in <content type="html"> beside a short <summary>,
     and an <author> (name, page) per author of an entry."""
 
@@ -183,6 +194,9 @@ class AuthorFeed(LatestArticlesFeed):
 
     def items(self, author):
         return self.articles().filter(authorships__author=author)[:FEED_SIZE]
+
+    def feed_extra_kwargs(self, author):
+        return {"updated_when_empty": author.updated_at}
 
 
 class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):

@@ -5,10 +5,19 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
+from django.utils import timezone
 
-from news.importer import BACKUP_ARTICLES, BACKUP_GONE, BACKUP_TAGS
+from news.importer import BACKUP_ARTICLES, BACKUP_AUTHORS, BACKUP_GONE, BACKUP_TAGS
 from news.models import Article, RetiredSlug, Tag
-from news.textformat import ExportError, format_article, format_gone, format_tags
+from news.textformat import (
+    ExportError,
+    ParsedAuthor,
+    format_article,
+    format_authors,
+    format_gone,
+    format_tags,
+)
+from people.models import Author
 
 
 @contextmanager
@@ -42,7 +51,8 @@ class Command(BaseCommand):
     help = (
         "Back up the whole site into a new FOLDER: every article (drafts and scheduled "
         "ones included) in the full plain-text form, articles/<slug>.txt, with its slug, "
-        "old slugs, status, published and updated times, summary and id; the topics and "
+        "old slugs, status, published and updated times, summary, authors and id; the "
+        "authors with their bios, roles, links and accounts (authors.txt); the topics and "
         "their addresses (tags.txt); the addresses of deleted articles (gone.txt). "
         "import_site restores it into an empty database."
     )
@@ -71,7 +81,7 @@ class Command(BaseCommand):
         articles_folder = work / BACKUP_ARTICLES
         articles_folder.mkdir()
         articles = Article.objects.prefetch_related(
-            "sources", "related_links__target", "tags", "retired_slugs"
+            "sources", "related_links__target", "tags", "retired_slugs", "authorships__author"
         ).order_by("pk")
         count, problems, names = 0, [], set()
         with snapshot():
@@ -96,12 +106,33 @@ class Command(BaseCommand):
                 .order_by("slug")
                 .values_list("slug", flat=True)
             )
+            authors = [
+                ParsedAuthor(
+                    id=author.pk,
+                    slug=author.slug,
+                    name=author.name,
+                    updated_at=timezone.localtime(author.updated_at),
+                    role=author.role,
+                    bio=author.bio,
+                    user=author.user.get_username() if author.user else None,
+                    links=[(link.label, link.url) for link in author.links.all()],
+                )
+                for author in Author.objects.select_related("user")
+                .prefetch_related("links")
+                .order_by("pk")
+            ]
+        try:
+            authors_text = format_authors(authors)
+        except ExportError as error:
+            problems.append(str(error))
         for problem in problems:
             self.stderr.write(problem)
         if problems:
             raise CommandError(
-                f"{len(problems)} article(s) could not be written exactly; no backup was made."
+                f"{len(problems)} article(s) or author(s) could not be written exactly; no "
+                "backup was made."
             )
         (work / BACKUP_TAGS).write_text(format_tags(tags), encoding="utf-8", newline="\n")
         (work / BACKUP_GONE).write_text(format_gone(gone), encoding="utf-8", newline="\n")
+        (work / BACKUP_AUTHORS).write_text(authors_text, encoding="utf-8", newline="\n")
         return count
