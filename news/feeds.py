@@ -52,7 +52,8 @@ class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
     def add_item_elements(self, handler, item):
         # Django would write one creator, declaring the namespace on it: written here.
         super().add_item_elements(handler, {**item, "author_name": None})
-        for name, _ in item["authors"]:
+        # The desk's name for an article without authors, as before bylines.
+        for name in [name for name, _ in item["authors"]] or [item["author_name"]]:
             handler.addQuickElement("dc:creator", name)
 
 

@@ -17,7 +17,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from news.models import Article
-from tests.factories import ArticleFactory, RelatedLinkFactory, SourceFactory
+from tests.factories import (
+    ArticleFactory,
+    AuthorFactory,
+    AuthorLinkFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 
 
 def checker():
@@ -34,7 +40,11 @@ def checker():
 @pytest.fixture
 def site(db, shared_article):
     # "Publish now" stores the time with microseconds.
-    fresh = ArticleFactory(title="AT&T <impl Trait> & more", tags=["python", "c++"])
+    author = AuthorFactory(name="Ada <Lovelace> & co", slug="ada", bio="One.\n\nTwo & <three>.")
+    AuthorLinkFactory(author=author, label="Mastodon & more")
+    fresh = ArticleFactory(
+        title="AT&T <impl Trait> & more", tags=["python", "c++"], authors=[author, "Grace Hopper"]
+    )
     fresh.published_at = timezone.now()
     fresh.save()
     SourceFactory(article=fresh)
@@ -59,6 +69,8 @@ def public_pages(article):
         "search, no results": reverse("search:results") + "?q=zzzz",
         "search, empty": reverse("search:results"),
         "about": reverse("news:about-editorial"),
+        "authors": reverse("news:authors"),
+        "author": reverse("news:author", args=["ada"]),
         "not found": "/no-such-page/",
     }
 
@@ -87,4 +99,4 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         if m["type"] == "error"
     ]
     assert errors == []
-    assert len(files) == 13
+    assert len(files) == 15
