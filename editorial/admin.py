@@ -16,11 +16,19 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
-from news.models import Article, RelatedLink, Source, Tag
+from news.models import Article, ArticleAuthor, RelatedLink, Source, Tag
 from news.rendering import render_markdown
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
+from news.templatetags.news import author_url
+from people.models import Author, AuthorLink
 
-from .forms import ArticleForm, RelatedLinkFormSet, ScheduleForm, SourceFormSet
+from .forms import (
+    ArticleForm,
+    AuthorForm,
+    RelatedLinkFormSet,
+    ScheduleForm,
+    SourceFormSet,
+)
 from .models import FactsDue
 from .roles import can_publish
 
@@ -68,6 +76,19 @@ class RelatedLinkInline(admin.TabularInline):
         return super().get_queryset(request).select_related("target")
 
 
+class ArticleAuthorInline(admin.TabularInline):
+    """The byline, in order; none gives "Skillo editorial"."""
+
+    model = ArticleAuthor
+    fields = ["position", "author"]
+    autocomplete_fields = ["author"]
+    extra = 1
+    verbose_name_plural = "Authors (in byline order; none: “Skillo editorial”)"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("author")
+
+
 @admin.register(Article)
 class ArticleAdmin(CompareVersionAdmin):
     form = ArticleForm
@@ -79,7 +100,7 @@ class ArticleAdmin(CompareVersionAdmin):
     search_fields = ["title", "summary", "body"]
     date_hierarchy = "published_at"
     prepopulated_fields = {"slug": ["title"]}
-    inlines = [SourceInline, RelatedLinkInline]
+    inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]
     autocomplete_fields = ["lead_image"]
     actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
     fieldsets = [
@@ -141,6 +162,16 @@ class ArticleAdmin(CompareVersionAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("tags")
+
+    def get_formset_kwargs(self, request, obj, inline, prefix):
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        # A writer's new article names them as its author, to keep or change. Only on the
+        # blank form: a submitted form's rows are what the editor sent.
+        if isinstance(inline, ArticleAuthorInline) and obj._state.adding and not kwargs.get("data"):
+            author = Author.objects.filter(user=request.user).first()
+            if author is not None:
+                kwargs["initial"] = [{"author": author.pk, "position": 0}]
+        return kwargs
 
     def revision_view(self, request, object_id, version_id, extra_context=None):
         request.skillo_current_version = (
@@ -419,6 +450,41 @@ class FactsDueAdmin(admin.ModelAdmin):
         self.message_user(
             request, f"Marked {count} article(s) as verified in {month:%B %Y}.", messages.SUCCESS
         )
+
+
+class AuthorLinkInline(admin.TabularInline):
+    model = AuthorLink
+    fields = ["position", "label", "url"]
+    extra = 1
+
+
+@admin.register(Author)
+class AuthorAdmin(admin.ModelAdmin):
+    """Authors: their page is /authors/<slug>/; one with articles cannot be deleted."""
+
+    form = AuthorForm
+    list_display = ["name", "role", "slug", "user", "article_count"]
+    list_select_related = ["user"]
+    search_fields = ["name", "role", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [AuthorLinkInline]
+    fields = ["name", "slug", "role", "bio", "user"]
+
+    def get_queryset(self, request):
+        # Meta.ordering does not apply to a grouped query (the autocomplete needs one).
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(articles=Count("authorships"))
+            .order_by("name", "pk")
+        )
+
+    @admin.display(description="articles", ordering="articles")
+    def article_count(self, author):
+        return author.articles
+
+    def view_on_site(self, author):
+        return author_url(author)
 
 
 # Skillo's tags are news.Tag; taggit's own (generic) tag tables are unused.

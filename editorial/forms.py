@@ -6,7 +6,8 @@ from django.utils import timezone
 
 from news.models import Article
 from news.rules import within_years
-from news.slugs import lock_article_slugs
+from news.slugs import lock_article_slugs, slug_from_title
+from people.models import Author
 
 from .roles import can_publish
 
@@ -136,6 +137,33 @@ class SourceFormSet(ArticlePartFormSet):
 
 class RelatedLinkFormSet(ArticlePartFormSet):
     part = "related_links"
+
+
+class AuthorForm(forms.ModelForm):
+    """An author; an empty slug is made from the name, by the articles' rule."""
+
+    class Meta:
+        model = Author
+        fields = ["name", "slug", "role", "bio", "user"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["slug"].required = False
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("slug") and cleaned.get("name"):
+            base = slug_from_title(cleaned["name"], fallback="author")
+            taken = set(
+                Author.objects.filter(slug__startswith=base)
+                .exclude(pk=self.instance.pk)
+                .values_list("slug", flat=True)
+            )
+            slug, n = base, 2
+            while slug in taken:
+                slug, n = f"{base}-{n}", n + 1
+            cleaned["slug"] = slug
+        return cleaned
 
 
 class ScheduleForm(forms.Form):

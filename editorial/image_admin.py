@@ -110,7 +110,14 @@ class ImageAdmin(admin.ModelAdmin):
         ]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(usage=Count("lead_of"))
+        # Meta.ordering does not apply to a grouped query: ordered again, or the
+        # autocomplete's pages would be unordered.
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(usage=Count("lead_of"))
+            .order_by("-uploaded_at", "-pk")
+        )
 
     def save_model(self, request, obj, form, change):
         if not change:

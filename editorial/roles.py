@@ -7,10 +7,17 @@ WRITER = [
     "news.add_source", "news.change_source", "news.delete_source", "news.view_source",
     "news.add_relatedlink", "news.change_relatedlink", "news.delete_relatedlink",
     "news.view_relatedlink", "editorial.view_factsdue",
+    # Bylines: writers choose their articles' authors among the existing ones.
+    "news.add_articleauthor", "news.change_articleauthor", "news.delete_articleauthor",
+    "news.view_articleauthor", "people.view_author", "people.view_authorlink",
     "images.add_image", "images.change_image", "images.view_image",
 ]  # fmt: skip
 EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.view_tag",
-          "news.change_tag", "images.delete_image"]  # fmt: skip
+          "news.change_tag", "images.delete_image",
+          # Editors keep the authors' profiles.
+          "people.add_author", "people.change_author", "people.delete_author",
+          "people.add_authorlink", "people.change_authorlink", "people.delete_authorlink",
+          ]  # fmt: skip
 
 
 def can_publish(user):
@@ -37,20 +44,21 @@ def ensure_groups(apps):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 
-    def known(label):
-        # A data migration sees the apps as they were then: an app added later (images)
-        # gets its permissions from the run after every migrate.
+    def exists(label, codename):
+        # An earlier migration (editorial 0002) runs before later models exist (the
+        # authors', the images'); a later one runs this again once they do (editorial
+        # 0003), and so does every migrate (editorial.apps).
         try:
-            apps.get_app_config(label).get_models()
-            return any(True for _ in apps.get_app_config(label).get_models())
+            apps.get_model(label, codename.split("_", 1)[1])
         except LookupError:
             return False
+        return True
 
     def permissions(names):
         return [
             Permission.objects.get(content_type__app_label=label, codename=codename)
             for label, codename in (name.split(".") for name in names)
-            if known(label)
+            if exists(label, codename)
         ]
 
     Group.objects.get_or_create(name="Writers")[0].permissions.set(permissions(WRITER))

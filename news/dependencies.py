@@ -18,7 +18,14 @@ TITLE = Dependency(
 LATEST = Dependency("list:all", doc="A page lists the newest articles, or the archive's months.")
 TOPICS = Dependency("tags", doc="A page lists topics with their counts.")
 NAV = Dependency("nav", doc="A page shows the site header's main topics.")
-FEEDS = Dependency("feeds", doc="Feeds and sitemaps: any public article's dates.")
+FEEDS = Dependency(
+    "feeds", doc="Feeds and sitemaps: any public article's dates, its authors' names."
+)
+AUTHOR = Dependency(
+    "author", doc="A page shows this author: their page, or their name in a byline."
+)
+AUTHOR_ARTICLES = Dependency("author-articles", doc="A page lists this author's articles.")
+AUTHORS = Dependency("authors", doc="A page lists the authors (the author index).")
 
 
 def title_key(title):

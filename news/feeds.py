@@ -1,25 +1,27 @@
-import contextvars
+import copy
 from datetime import date
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.core.files.storage import default_storage
+from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.feedgenerator import Atom1Feed, Enclosure
+from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 from django.utils.html import escape
 
 from images.renditions import social_rendition
 from pagecache.dependencies import cached_page
+from people.models import Author
 
 from .dependencies import FEEDS
 from .models import Article, tagged
-from .templatetags.news import xml_text
+from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
 FEED_SIZE = 20
-_site = contextvars.ContextVar("site", default="")
-AUTHOR = "Skillo editorial"
+AUTHOR = EDITORIAL_NAME
+DUBLIN_CORE = "http://purl.org/dc/elements/1.1/"
 # The date in the feeds' own ids: any date on which the id authority was Skillo's.
 FEED_ID_DATE = date(2024, 1, 1)
 
@@ -31,23 +33,66 @@ def tag_uri(day, specific):
     return f"tag:{settings.SKILLO_FEED_ID_AUTHORITY},{day:%Y-%m-%d}:{specific}"
 
 
-class AtomWithContent(Atom1Feed):
-    """Atom with the whole article in <content type="html"> beside a short <summary>."""
+class StableWhenEmpty:
+    """A feed without items dates itself from ``updated_when_empty`` (the author's last
+    change), not from the time of the request, as Django does: an author without
+    articles yet has a feed that does not change on every request."""
+
+    def latest_post_date(self):
+        if not self.items and self.feed.get("updated_when_empty"):
+            return self.feed["updated_when_empty"]
+        return super().latest_post_date()
+
+
+class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
+    """RSS 2.0 with each author of an item as a Dublin Core <dc:creator> (RSS's own
+    <author> wants an e-mail address), the namespace declared once on the root."""
+
+    def rss_attributes(self):
+        return {**super().rss_attributes(), "xmlns:dc": DUBLIN_CORE}
 
     def add_item_elements(self, handler, item):
-        super().add_item_elements(handler, item)
+        # Django would write one creator, declaring the namespace on it: written here.
+        super().add_item_elements(handler, {**item, "author_name": None})
+        # The desk's name for an article without authors, as before bylines.
+        for name in [name for name, _ in item["authors"]] or [item["author_name"]]:
+            handler.addQuickElement("dc:creator", name)
+
+
+class AtomWithContent(StableWhenEmpty, Atom1Feed):
+    """Atom with the whole article in <content type="html"> beside a short <summary>,
+    and an <author> (name, page) per author of an entry."""
+
+    def add_item_elements(self, handler, item):
+        # Django writes one author per entry: the desk's, for an article without any.
+        authors = item["authors"]
+        super().add_item_elements(handler, {**item, "author_name": None} if authors else item)
+        for name, uri in authors:
+            handler.startElement("author", {})
+            handler.addQuickElement("name", name)
+            handler.addQuickElement("uri", uri)
+            handler.endElement("author")
         handler.addQuickElement("content", item["content"], {"type": "html"})
 
 
-# Feeds show every public article's dates: any public change counts.
+# Feeds show every public article's dates and its authors' names: any public change,
+# and any author's, counts.
 @cached_page(FEEDS)
 class LatestArticlesFeed(Feed):
+    feed_type = RssWithCreators
     title = "Skillo"
     description = "The latest Skillo articles on tech releases, with their sources."
-    # RFC 4287 wants an author for every entry; until articles have bylines, the desk.
+    # RFC 4287 wants an author for every entry: the desk, for articles without authors.
     author_name = AUTHOR
     item_author_name = AUTHOR
     item_guid_is_permalink = False
+
+    def __call__(self, request, *args, **kwargs):
+        # One feed object serves every request (urls.py), perhaps in several threads: a
+        # copy per request holds the request, for the authors' absolute addresses.
+        feed = copy.copy(self)
+        feed.request = request
+        return super(LatestArticlesFeed, feed).__call__(request, *args, **kwargs)
 
     def feed_guid(self):
         return tag_uri(FEED_ID_DATE, "feed")
@@ -69,9 +114,9 @@ class LatestArticlesFeed(Feed):
     def item_description(self, item):
         return self.full_text(item)
 
-    @staticmethod
-    def full_text(item):
-        context = {"article": item, "base": _site.get()}
+    def full_text(self, item):
+        # Pictures in the full text need absolute URLs.
+        context = {"article": item, "base": self.request.build_absolute_uri("/")[:-1]}
         return xml_text(render_to_string("news/feed_item.html", context))
 
     def item_guid(self, item):
@@ -95,9 +140,6 @@ class LatestArticlesFeed(Feed):
         return [Enclosure(card.url, str(length), card.mime_type)]
 
     def get_feed(self, obj, request):
-        # Pictures in the full text need absolute URLs; the Feed API passes the request
-        # to none of the item methods.
-        _site.set(request.build_absolute_uri("/")[:-1])
         feed = super().get_feed(obj, request)
         # Django makes links absolute but not enclosures; MEDIA_URL is a path by default.
         for item in feed.items:
@@ -110,6 +152,17 @@ class LatestArticlesFeed(Feed):
 
     def item_updateddate(self, item):
         return item.updated_at
+
+    def item_extra_kwargs(self, item):
+        return {
+            "authors": [
+                (
+                    xml_text(author.name),
+                    self.request.build_absolute_uri(author_url(author)),
+                )
+                for author in item.byline
+            ]
+        }
 
 
 class LatestArticlesAtomFeed(LatestArticlesFeed):
@@ -124,7 +177,7 @@ class LatestArticlesAtomFeed(LatestArticlesFeed):
         return xml_text(escape(item.teaser))
 
     def item_extra_kwargs(self, item):
-        return {"content": self.full_text(item)}
+        return {**super().item_extra_kwargs(item), "content": self.full_text(item)}
 
 
 class TagFeed(LatestArticlesFeed):
@@ -145,3 +198,34 @@ class TagFeed(LatestArticlesFeed):
 
     def items(self, tag):
         return self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE]
+
+
+class AuthorFeed(LatestArticlesFeed):
+    def get_object(self, request, slug):
+        return get_object_or_404(Author, slug=slug)
+
+    def feed_guid(self, author):
+        return tag_uri(FEED_ID_DATE, f"author:{author.pk}")
+
+    def title(self, author):
+        return f"Skillo: {xml_text(author.name)}"
+
+    def description(self, author):
+        return f"The latest Skillo articles by {xml_text(author.name)}."
+
+    def link(self, author):
+        return author_url(author)
+
+    def items(self, author):
+        return self.articles().filter(authorships__author=author)[:FEED_SIZE]
+
+    def feed_extra_kwargs(self, author):
+        return {"updated_when_empty": author.updated_at}
+
+
+class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):
+    def feed_guid(self, author):
+        return tag_uri(FEED_ID_DATE, f"author:{author.pk}:atom")
+
+    def subtitle(self, author):
+        return self.description(author)

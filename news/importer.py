@@ -5,6 +5,7 @@ from datetime import datetime, time
 from pathlib import Path
 
 import reversion
+from django.contrib.auth import get_user_model
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
@@ -12,8 +13,9 @@ from django.utils import timezone
 
 from images.backup import restore_library
 from images.models import Image
+from people.models import Author, AuthorLink
 
-from .models import Article, RelatedLink, RetiredSlug, Source, Tag
+from .models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source, Tag
 from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
 from .textformat import (
@@ -21,6 +23,7 @@ from .textformat import (
     ParsedArticle,
     is_slug,
     parse,
+    parse_authors,
     parse_gone,
     parse_tags,
 )
@@ -29,6 +32,7 @@ from .textformat import (
 BACKUP_ARTICLES = "articles"
 BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
+BACKUP_AUTHORS = "authors.txt"
 
 
 class ImportFailed(Exception):
@@ -51,6 +55,7 @@ class SiteResult:
     articles: ImportResult
     tags: int
     gone: int
+    authors: int = 0
 
 
 @dataclass
@@ -64,6 +69,8 @@ class _Plan:
     order: int
     targets: list = field(default_factory=list)  # per related link: an Article or None
     new_old_slugs: list = field(default_factory=list)
+    # The byline's authors, in order, or None to leave the stored ones (no Authors line).
+    authors: list | None = None
     changed: bool = True
 
     def problem(self, line_key, message):
@@ -175,10 +182,15 @@ def _stored_state(article):
         [(s.title, s.publisher, s.url) for s in article.sources.all()],
         [_link_key(link.target, link.title) for link in article.related_links.all()],
         sorted(tag.name.casefold() for tag in article.tags.all()),
+        [authorship.author_id for authorship in article.authorships.all()],
     )
 
 
-def _wanted_state(plan):
+def _wanted_state(plan, stored):
+    """What the file makes of ``stored``, the article as it is (for what it leaves out)."""
+    authors = plan.authors
+    if authors is None:
+        authors = [authorship.author for authorship in stored.authorships.all()]
     return (
         _fields(plan.article),
         [(s.title, s.publisher, s.url) for s in plan.parsed.sources],
@@ -187,6 +199,7 @@ def _wanted_state(plan):
             for link, target in zip(plan.parsed.related, plan.targets, strict=True)
         ],
         sorted(tag.casefold() for tag in plan.parsed.tags),
+        [author.pk for author in authors],
     )
 
 
@@ -301,6 +314,31 @@ def _old_slug_problems(plan):
     return problems
 
 
+def _author_problems(plan):
+    """The authors the file's Authors line names, by slug: each an existing author, once.
+    Authors are not created by an import (a name alone is not a profile); a site restore
+    creates them first, from the backup's authors file."""
+    slugs = plan.parsed.authors
+    if slugs is None:
+        return []
+    found = {author.slug: author for author in Author.objects.filter(slug__in=slugs)}
+    problems, seen = [], set()
+    for slug in slugs:
+        if slug in seen:
+            problems.append(plan.problem("authors", f"authors: {slug!r} is named twice."))
+        elif slug not in found:
+            problems.append(
+                plan.problem(
+                    "authors",
+                    f"authors: no author has the slug {slug!r}; add the author in the admin first.",
+                )
+            )
+        seen.add(slug)
+    if not problems:
+        plan.authors = [found[slug] for slug in slugs]
+    return problems
+
+
 def _plan(path, parsed, order, keep_ids, ids_taken):
     """The article a file will write, and what is wrong with it. With ``keep_ids`` a new
     article gets its file's id unless ``ids_taken`` (stored ones and those of the files
@@ -348,6 +386,7 @@ def _plan(path, parsed, order, keep_ids, ids_taken):
     plan = _Plan(path, parsed, article, existing, order)
     problems = lead_image_problems + _validate(path, parsed, article, slug_is_new)
     problems += _old_slug_problems(plan)
+    problems += _author_problems(plan)
     return plan, problems
 
 
@@ -432,10 +471,13 @@ def import_articles(paths, *, keep_ids=False):
     if problems:
         raise ImportFailed(problems)
 
-    stored = Article.objects.prefetch_related("sources", "related_links__target", "tags")
+    stored = Article.objects.prefetch_related(
+        "sources", "related_links__target", "tags", "authorships__author"
+    )
     for plan in plans:
         if plan.existing is not None and not plan.new_old_slugs:
-            plan.changed = _stored_state(stored.get(pk=plan.existing.pk)) != _wanted_state(plan)
+            article = stored.get(pk=plan.existing.pk)
+            plan.changed = _stored_state(article) != _wanted_state(plan, article)
     # In the order of the files' ids (articles published at the same moment are listed by
     # id), then of the files.
     changed = sorted(
@@ -483,9 +525,9 @@ class _naming:
 
 
 def _write_parts(plan):
-    """Write an article's sources, related links, new old slugs, tags, and (for a new
-    article whose file says when it was last changed) that time; then record it all as
-    the revision's."""
+    """Write an article's sources, related links, new old slugs, tags, authors (when the
+    file names them), and (for a new article whose file says when it was last changed)
+    that time; then record it all as the revision's."""
     article, parsed = plan.article, plan.parsed
     article.sources.all().delete()
     Source.objects.bulk_create(
@@ -503,6 +545,12 @@ def _write_parts(plan):
         )
         for i, (link, target) in enumerate(zip(parsed.related, plan.targets, strict=True))
     )
+    if plan.authors is not None:
+        article.authorships.all().delete()
+        ArticleAuthor.objects.bulk_create(
+            ArticleAuthor(article=article, author=author, position=i)
+            for i, author in enumerate(plan.authors)
+        )
     for slug in plan.new_old_slugs:
         RetiredSlug.objects.update_or_create(slug=slug, defaults={"article": article})
     if plan.existing is None and parsed.updated_at is not None:
@@ -527,10 +575,72 @@ def _listing(path, parse_listing):
         raise ImportFailed([f"{path}:{error.line}: {error.message}"]) from None
 
 
+def _authors(path):
+    """The backup's authors as unsaved Author rows (each with ``restored_links`` and
+    ``restored_updated_at``), and the problems found: the model's rules, as in the admin,
+    and accounts that must exist by their username (a backup holds no accounts)."""
+    parsed = _listing(path, parse_authors) if path.exists() else []
+    users = {
+        user.get_username(): user
+        for user in get_user_model().objects.filter(
+            username__in=[author.user for author in parsed if author.user]
+        )
+    }
+    problems, authors, seen = [], [], {}
+    for item in parsed:
+        messages = []
+        for what, value in (("id", item.id), ("slug", item.slug), ("user", item.user)):
+            if value is not None and (what, value) in seen:
+                messages.append(
+                    f"the {what} {value!r} is also the author's at line {seen[what, value]}."
+                )
+            seen.setdefault((what, value), item.line)
+        if item.user and item.user not in users:
+            messages.append(
+                f"no account has the username {item.user!r}: create it first, or remove the "
+                "'User:' line."
+            )
+        author = Author(
+            pk=item.id, slug=item.slug, name=item.name, role=item.role, bio=item.bio,
+            user=users.get(item.user),
+        )  # fmt: skip
+        author.restored_links = [
+            AuthorLink(author=author, position=i, label=label, url=url)
+            for i, (label, url) in enumerate(item.links)
+        ]
+        author.restored_updated_at = item.updated_at
+        for row, exclude in [
+            (author, ["user"]),
+            *((link, ["author"]) for link in author.restored_links),
+        ]:
+            try:
+                row.full_clean(exclude=exclude, validate_unique=False)
+            except ValidationError as error:
+                for name, errors in error.message_dict.items():
+                    messages += [f"{name.replace('_', ' ')}: {message}" for message in errors]
+        problems += [f"{path}:{item.line}: {message}" for message in messages]
+        authors.append(author)
+    return authors, problems
+
+
+def _restore_authors(authors):
+    """Save the authors with their ids (so bylines and feed ids stay the same), their
+    links and their last change; saved one by one, so their pages are purged."""
+    for author in authors:
+        author.save(force_insert=True)
+        for link in author.restored_links:
+            link.save()
+        Author.objects.filter(pk=author.pk).update(updated_at=author.restored_updated_at)
+    if authors:
+        with connection.cursor() as cursor:
+            for sql in connection.ops.sequence_reset_sql(no_style(), [Author, AuthorLink]):
+                cursor.execute(sql)
+
+
 @transaction.atomic
 def import_site(folder):
-    """Restore a whole-site backup (export_site) into an empty database: its topics with
-    their addresses, every article with its id, and the addresses of deleted articles.
+    """Restore a whole-site backup (export_site) into an empty database: its authors and
+    topics, every article with its id and byline, and the addresses of deleted articles.
     All or nothing, as import_articles()."""
     folder = Path(folder)
     if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
@@ -541,18 +651,21 @@ def import_site(folder):
         Article.objects.exists()
         or Tag.objects.exists()
         or RetiredSlug.objects.exists()
+        or Author.objects.exists()
         or Image.objects.exists()
     ):
         raise ImportFailed(
             [
-                f"{folder}: the database already has articles, topics or images; a site backup is "
-                "restored into an empty one (import single articles with import_articles)."
+                f"{folder}: the database already has articles, topics, authors or images; a "
+                "site backup is restored into an empty one (import single articles with "
+                "import_articles)."
             ]
         )
     tags_path, gone_path = folder / BACKUP_TAGS, folder / BACKUP_GONE
     tags = _listing(tags_path, parse_tags)
     gone = _listing(gone_path, parse_gone) if gone_path.exists() else []
-    problems, names, slugs = [], set(), set()
+    authors, problems = _authors(folder / BACKUP_AUTHORS)
+    names, slugs = set(), set()
     slug_field = Tag._meta.get_field("slug")
     for slug, name, line in tags:
         messages = [str(problem.message) for problem in tag_problems([name])]
@@ -576,6 +689,7 @@ def import_site(folder):
     problems = restore_library(folder)
     if problems:
         raise ImportFailed(problems)
+    _restore_authors(authors)
     Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _ in tags)
     result = import_articles([folder / BACKUP_ARTICLES], keep_ids=True)
     taken = {
@@ -590,4 +704,4 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     RetiredSlug.objects.bulk_create(RetiredSlug(slug=slug) for slug, _ in dict(gone).items())
-    return SiteResult(result, len(tags), len(gone))
+    return SiteResult(result, len(tags), len(gone), len(authors))

@@ -73,7 +73,11 @@ class ArticleQuerySet(models.QuerySet):
         return self.filter(status=Article.Status.DRAFT)
 
     def for_list(self):
-        return self.published().prefetch_related("tags").order_by("-published_at", "-pk")
+        return (
+            self.published()
+            .prefetch_related("tags", byline_prefetch())
+            .order_by("-published_at", "-pk")
+        )
 
     def for_detail(self):
         related = RelatedLink.objects.select_related("target").annotate(
@@ -89,6 +93,8 @@ class ArticleQuerySet(models.QuerySet):
             "tags",
             "sources",
             models.Prefetch("related_links", queryset=related),
+            # The authors' links are their sameAs in JSON-LD; no query without authors.
+            byline_prefetch(ArticleAuthor.objects.prefetch_related("author__links")),
         )
 
     def showing_image(self, image):
@@ -209,6 +215,15 @@ class ArticleQuerySet(models.QuerySet):
             next(iter(found["previous"]), None),
             next(iter(found["next"]), None),
         )
+
+
+def byline_prefetch(queryset=None):
+    """An article's authors in their order, with the authors, in one query for a whole
+    list of articles (``article.authorships.all()``, as templates read them)."""
+    queryset = (queryset if queryset is not None else ArticleAuthor.objects).select_related(
+        "author"
+    )
+    return models.Prefetch("authorships", queryset=queryset)
 
 
 def public_tags():
@@ -465,10 +480,12 @@ class Article(models.Model):
     def footer_sentence(self):
         return strip_tags(self.footer_html)
 
-    def structured_data(self, url, publisher, absolute):
+    def structured_data(self, url, publisher, author, absolute):
         """schema.org NewsArticle for JSON-LD; needs tags and sources loaded.
-        ``publisher`` is Skillo's Organization (news.templatetags.news.organization);
-        ``absolute`` makes a path a full URL (request.build_absolute_uri)."""
+        ``publisher`` is Skillo's Organization (news.templatetags.news.organization),
+        ``author`` its authors as Persons, or the desk as an Organization
+        (news.templatetags.news.byline_structured_data); ``absolute`` makes a path a
+        full URL (request.build_absolute_uri)."""
         # A date-time, as schema.org's contentReferenceTime expects: the event's day,
         # from midnight in the newsroom's time zone.
         event = timezone.make_aware(datetime.combine(self.event_date, time.min))
@@ -485,6 +502,7 @@ class Article(models.Model):
             "contentReferenceTime": event.isoformat(),
             "keywords": [tag.name for tag in self.tags.all()],
             "wordCount": len(self.body_text.split()),
+            "author": author,
             "publisher": publisher,
             **({"image": images} if (images := self.structured_images(absolute)) else {}),
             "citation": [
@@ -522,6 +540,12 @@ class Article(models.Model):
             absolute(social_rendition(self.lead_image, shape).url)
             for shape in ("16x9", "4x3", "1x1")
         ]
+
+    @property
+    def byline(self):
+        """The article's authors in order; needs ``byline_prefetch()`` (for_list(),
+        for_detail()) so that a list of cards costs no query per card."""
+        return [authorship.author for authorship in self.authorships.all()]
 
     @property
     def reading_minutes(self):
@@ -709,6 +733,30 @@ class TaggedArticle(TaggedItemBase):
         indexes = [models.Index(fields=["tag", "content_object"], name="tagged_article_by_tag")]
 
 
+class ArticleAuthor(models.Model):
+    """An author of an article, in the byline's order. Here, not in people: news knows
+    about people, never the reverse."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="authorships")
+    # An author with articles cannot be deleted: their bylines would silently change.
+    author = models.ForeignKey(
+        "people.Author", on_delete=models.PROTECT, related_name="authorships"
+    )
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "author"
+        verbose_name_plural = "authors"
+        ordering = ["position", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["article", "author"], name="article_author_once")
+        ]
+        indexes = [models.Index(fields=["author", "article"], name="article_author_by_author")]
+
+    def __str__(self):
+        return str(self.author)
+
+
 class RetiredSlug(models.Model):
     """An address an article no longer uses: a 301 to its article, or 410 Gone once the
     article is deleted."""
@@ -723,9 +771,10 @@ class RetiredSlug(models.Model):
         return self.slug
 
 
-# Revisions keep an article together with its sources, related links and tags, so that
-# restoring one brings all of them back (see editorial/admin.py).
+# Revisions keep an article together with its sources, related links, tags and authors,
+# so that restoring one brings all of them back (see editorial/admin.py).
 reversion.register(Source)
 reversion.register(RelatedLink)
 reversion.register(TaggedArticle)
-reversion.register(Article, follow=["sources", "related_links", "tagged_items"])
+reversion.register(ArticleAuthor)
+reversion.register(Article, follow=["sources", "related_links", "tagged_items", "authorships"])

@@ -1,7 +1,7 @@
 """Which cached pages an article change makes stale, worked out after the change commits.
 
 An article's *footprint* is what decides which pages show it: whether it is public, its
-dates, title, tags and related links. The footprint is read before the first change
+dates, title, tags, related links and authors. The footprint is read before the first change
 in a transaction and again after the commit; the pages of both are purged (see the
 pagecache app for how a purge lands). An edit that leaves the footprint alone purges
 only the pages that show the article itself; publishing, unpublishing, rescheduling or
@@ -18,8 +18,20 @@ from django.db import transaction
 from pagecache import purges
 from pagecache.store import cache_call, share
 
-from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
-from .models import Article, RelatedLink, TaggedArticle
+from .dependencies import (
+    ARTICLE,
+    AUTHOR,
+    AUTHOR_ARTICLES,
+    AUTHORS,
+    FEEDS,
+    LATEST,
+    NAV,
+    REFERENCED_BY,
+    TAG,
+    TOPICS,
+    title_key,
+)
+from .models import Article, ArticleAuthor, RelatedLink, TaggedArticle
 from .topics import main_topics
 
 NAV_KEY = "nav:tags"
@@ -41,6 +53,7 @@ class Footprint:
     tags: frozenset
     link_targets: frozenset
     link_titles: frozenset
+    authors: frozenset
 
 
 def footprint(pk):
@@ -53,6 +66,7 @@ def footprint(pk):
         return None
     tags = TaggedArticle.objects.filter(content_object=pk).values_list("tag_id", flat=True)
     links = list(RelatedLink.objects.filter(article_id=pk).values_list("target_id", "title"))
+    authors = ArticleAuthor.objects.filter(article=pk).values_list("author_id", flat=True)
     return Footprint(
         # The one rule for what readers see (Article.is_published / .published()).
         public=Article(status=row["status"], published_at=row["published_at"]).is_published(),
@@ -62,6 +76,7 @@ def footprint(pk):
         tags=frozenset(tags),
         link_targets=frozenset(target for target, _ in links if target),
         link_titles=frozenset(title for target, title in links if not target and title),
+        authors=frozenset(authors),
     )
 
 
@@ -76,6 +91,7 @@ def membership_keys(fp):
         *TAG.each(fp.tags),
         *REFERENCED_BY.each(fp.link_targets),
         *(title_key(title) for title in fp.link_titles),
+        *AUTHOR_ARTICLES.each(fp.authors),
     }
 
 
@@ -135,6 +151,19 @@ def image_changed(image):
     if keys:
         keys |= {FEEDS()}
         on_commit(lambda: purges.purge(keys))
+
+
+def author_changed(author_pk):
+    """An author's name, role, bio or links changed, or the author was added or deleted:
+    their page, the author index and every page showing their byline. Which articles
+    those are is not looked up: the pages say so themselves (AUTHOR)."""
+    keys = {
+        AUTHOR(author_pk),
+        AUTHORS(),
+        # Feeds name each entry's authors; the sitemap gives the author page's lastmod.
+        FEEDS(),
+    }
+    on_commit(lambda: purges.purge(keys))
 
 
 def nav_change(sender, keys, **kwargs):

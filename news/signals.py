@@ -8,9 +8,10 @@ from django.db.models.signals import (
 from django.dispatch import receiver
 
 from images.models import Image
+from people.models import Author, AuthorLink
 
 from . import purge
-from .models import Article, RelatedLink, RetiredSlug, Source, Tag
+from .models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source, Tag
 
 
 @receiver([post_save, post_delete], sender=Tag)
@@ -50,13 +51,25 @@ def article_deleted(sender, instance, **kwargs):
 
 @receiver([pre_save, pre_delete], sender=Source)
 @receiver([pre_save, pre_delete], sender=RelatedLink)
+@receiver([pre_save, pre_delete], sender=ArticleAuthor)
 def part_changing(sender, instance, **kwargs):
     purge.before_change(instance.article_id)
 
 
 @receiver([post_save, post_delete], sender=RelatedLink)
-def link_changed(sender, instance, **kwargs):
+@receiver([post_save, post_delete], sender=ArticleAuthor)
+def part_changed(sender, instance, **kwargs):
     purge.after_change(instance.article_id)
+
+
+@receiver([post_save, post_delete], sender=Author)
+def author_changed(sender, instance, **kwargs):
+    purge.author_changed(instance.pk)
+
+
+@receiver([post_save, post_delete], sender=AuthorLink)
+def author_link_changed(sender, instance, **kwargs):
+    purge.author_changed(instance.author_id)
 
 
 @receiver([post_save, post_delete], sender=Source)

@@ -1,15 +1,16 @@
 from datetime import timedelta
 
 from django.contrib.sitemaps import Sitemap
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from pagecache.store import remember
+from people.models import Author
 
 from .dependencies import FEEDS
 from .models import Article
-from .templatetags.news import tag_url
+from .templatetags.news import author_url, tag_url
 from .topics import all_topics
 
 NEWS_SITEMAP_AGE = timedelta(days=2)
@@ -60,6 +61,44 @@ class TagSitemap(Sitemap):
         return max((tag.latest_change for tag in all_topics()), default=None)
 
 
+def author_pages():
+    """(slug, lastmod) of every author page: the later of the author's own change and
+    their latest published article's, worked out once per change (an author's change and
+    any public article's purge FEEDS)."""
+
+    def pages():
+        authors = Author.objects.annotate(
+            latest_article=Max(
+                "authorships__article__updated_at",
+                filter=Q(authorships__article__in=Article.objects.published()),
+            )
+        ).order_by("slug")
+        return [
+            (author.slug, max(filter(None, [author.updated_at, author.latest_article])))
+            for author in authors
+        ]
+
+    return remember("authors:pages", [FEEDS()], pages)
+
+
+class AuthorSitemap(Sitemap):
+    limit = PAGE_SIZE
+    # A site may have no authors yet: then the index leaves this section out.
+    may_be_empty = True
+
+    def items(self):
+        return [Author(slug=slug, updated_at=lastmod) for slug, lastmod in author_pages()]
+
+    def location(self, author):
+        return author_url(author)
+
+    def lastmod(self, author):
+        return author.updated_at
+
+    def get_latest_lastmod(self):
+        return max((lastmod for _, lastmod in author_pages()), default=None)
+
+
 class HomeSitemap(Sitemap):
     changefreq = "hourly"
 
@@ -73,7 +112,24 @@ class HomeSitemap(Sitemap):
         return latest_change()
 
 
-SITEMAPS = {"home": HomeSitemap, "articles": ArticleSitemap, "tags": TagSitemap}
+class Sections(dict):
+    """The sitemaps by section. The index (which reads ``items()``) leaves out a section
+    that may be empty while it is: a sitemap must list at least one address."""
+
+    def items(self):
+        return [
+            (name, site)
+            for name, site in super().items()
+            if not getattr(site, "may_be_empty", False) or site().items()
+        ]
+
+
+SITEMAPS = Sections(
+    home=HomeSitemap,
+    articles=ArticleSitemap,
+    tags=TagSitemap,
+    authors=AuthorSitemap,
+)
 
 
 def recent_news():

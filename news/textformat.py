@@ -9,7 +9,8 @@ two forms, named by an optional ``Format:`` line in a header block after the tit
 - Markdown: the body as the editor wrote it, stored exactly as it is in the file.
 
 The header block also carries the fields of the whole-site backup (slug, old slugs,
-status, published and updated times, summary, id). ``format_article`` writes an article
+status, published and updated times, summary, id) and the article's authors (by slug, in
+byline order). ``format_article`` writes an article
 in the first form that reads back exactly as the article is (it checks by parsing what it
 wrote), so that export then import never loses anything silently.
 """
@@ -64,6 +65,7 @@ HEADER_FIELDS = {
     "Updated": "updated_at",
     "Summary": "summary",
     "Lead image": "lead_image",
+    "Authors": "authors",
     "Id": "id",
 }
 STATUSES = ("published", "draft")
@@ -138,6 +140,8 @@ class ParsedArticle:
     # The start of the lead image's SHA-256 (images/ in a site backup has its file);
     # "" for none.
     lead_image: str | None = None
+    # Author slugs in byline order; None when the file does not say (left as stored).
+    authors: list[str] | None = None
     id: int | None = None
 
     @property
@@ -162,6 +166,7 @@ class ParsedArticle:
             self.updated_at,
             self.summary,
             self.lead_image,
+            self.authors,
             self.id,
         )
 
@@ -291,7 +296,7 @@ def _parse_header(start, header_lines):
         elif key == "slug":
             if not value:
                 raise FormatError(line_number, "'Slug:' needs the article's slug.")
-        elif key == "old_slugs":
+        elif key in {"old_slugs", "authors"}:
             value = [slug.strip() for slug in value.split(",") if slug.strip()]
         elif key == "status":
             if value not in STATUSES:
@@ -473,6 +478,7 @@ def parse(text):
         updated_at=header.get("updated_at"),
         summary=header.get("summary"),
         lead_image=header.get("lead_image"),
+        authors=header.get("authors"),
         id=header.get("id"),
     )
 
@@ -557,6 +563,10 @@ def write(article, form, *, header=False):
         header_lines.append(_header_line("Summary", _write_text_value(article.summary)))
     if article.lead_image is not None:
         header_lines.append(_header_line("Lead image", article.lead_image))
+    if article.authors:
+        # No line without authors: such files read as before (and the demo and shared
+        # articles keep exporting byte for byte).
+        header_lines.append(f"Authors: {', '.join(article.authors)}")
     if article.id is not None:
         header_lines.append(f"Id: {article.id}")
     blocks = [article.title]
@@ -585,8 +595,8 @@ def _header_line(name, value):
 
 
 def article_content(article, *, full=False):
-    """A stored article (with sources, related links and their targets, tags and, when
-    ``full``, retired slugs loaded) as a ParsedArticle: what its file must say."""
+    """A stored article (with sources, related links and their targets, tags, authors and,
+    when ``full``, retired slugs loaded) as a ParsedArticle: what its file must say."""
     related = [
         ParsedLink(link.target.title, link.target.slug)
         if link.target_id and link.target
@@ -604,6 +614,7 @@ def article_content(article, *, full=False):
         tags=sorted(tag.name for tag in article.tags.all()),
         # Written whenever there is one (an article without stays byte-equal).
         lead_image=article.lead_image.key if article.lead_image_id else None,
+        authors=[authorship.author.slug for authorship in article.authorships.all()] or None,
     )
     if full:
         content.slug = article.slug
@@ -661,7 +672,7 @@ def _difference(content, problem):
     names = [
         "title", "body", "event date", "published date", "facts verified", "related links",
         "sources", "tags", "slug", "old slugs", "status", "published", "updated", "summary",
-        "lead image", "id",
+        "lead image", "authors", "id",
     ]  # fmt: skip
     for name, wanted, read in zip(names, content.content(), problem.content(), strict=True):
         if wanted != read:
@@ -712,3 +723,119 @@ def parse_gone(text):
 
 def is_slug(value):
     return bool(_SLUG.fullmatch(value))
+
+
+# The whole-site backup's authors (authors.txt): a block of "Name: value" lines per author.
+AUTHORS_FILE_HEADER = (
+    "# Authors, oldest first: a block of lines each, a blank line between them. Id, Slug\n"
+    "# (of the address /authors/SLUG/), Name and Updated (the last change) always; Role,\n"
+    "# Bio, User (the username of the account that writes as them) and Link: LABEL <URL>\n"
+    "# lines (in order) when set.\n"
+    "# A value in double quotes is a JSON string (line breaks, spaces at either end).\n"
+)
+AUTHOR_FIELDS = ("Id", "Slug", "Name", "Updated", "Role", "Bio", "User", "Link")
+_LINK_VALUE = re.compile(r"(?P<label>.+) <(?P<url>[^<>\s]+)>")
+
+
+@dataclass
+class ParsedAuthor:
+    id: int
+    slug: str
+    name: str
+    updated_at: datetime | None = None
+    role: str = ""
+    bio: str = ""
+    user: str | None = None
+    links: list[tuple[str, str]] = field(default_factory=list)
+    line: int = 0
+
+    def content(self):
+        return (
+            self.id, self.slug, self.name, self.updated_at, self.role, self.bio, self.user,
+            self.links,
+        )  # fmt: skip
+
+
+def format_authors(authors):
+    """authors.txt from ParsedAuthor values; ExportError naming an author whose lines
+    would not read back exactly (checked by parsing what was written)."""
+    blocks = []
+    for author in authors:
+        lines = [f"Id: {author.id}", f"Slug: {author.slug}"]
+        lines.append(f"Name: {_write_text_value(author.name)}")
+        lines.append(f"Updated: {_write_time(author.updated_at)}")
+        if author.role:
+            lines.append(f"Role: {_write_text_value(author.role)}")
+        if author.bio:
+            lines.append(f"Bio: {_write_text_value(author.bio)}")
+        if author.user:
+            lines.append(f"User: {author.user}")
+        lines += [f"Link: {label} <{url}>" for label, url in author.links]
+        blocks.append("\n".join(lines) + "\n")
+    text = AUTHORS_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
+    read = parse_authors(text)
+    for wanted, got in zip(authors, read, strict=True):
+        if wanted.content() != got.content():
+            raise ExportError(f"the author {wanted.slug!r} cannot be written exactly.")
+    return text
+
+
+def parse_authors(text):
+    """[ParsedAuthor] from authors.txt; FormatError naming the line on any problem."""
+    authors, block = [], []
+    lines = text.removeprefix("\ufeff").split("\n")
+    for number, line in enumerate([*lines, ""], start=1):
+        line = line.rstrip("\r")
+        if line.startswith("#"):
+            continue
+        if line.strip():
+            block.append((number, line))
+        elif block:
+            authors.append(_parse_author(block))
+            block = []
+    return authors
+
+
+def _parse_author(block):
+    values, links = {}, []
+    for number, line in block:
+        match = _HEADER_LINE.fullmatch(line)
+        name = match["name"] if match else None
+        if name not in AUTHOR_FIELDS:
+            raise FormatError(
+                number,
+                f"{line!r} is not an author line; an author's block holds "
+                + ", ".join(f"'{known}:'" for known in AUTHOR_FIELDS)
+                + " lines.",
+            )
+        value = (match["value"] or "").strip()
+        if name == "Link":
+            link = _LINK_VALUE.fullmatch(value)
+            if not link:
+                raise FormatError(number, f"a link must read 'Link: LABEL <URL>', not {line!r}.")
+            links.append((link["label"].strip(), link["url"]))
+            continue
+        if name in values:
+            raise FormatError(number, f"'{name}:' is given twice for one author.")
+        if name == "Id" and (not value.isascii() or not value.isdigit() or int(value) == 0):
+            raise FormatError(number, "'Id:' must be a positive whole number.")
+        if name in {"Name", "Role", "Bio"}:
+            value = _text_value(value, number, name)
+        if name == "Updated":
+            value = _parse_time(value, number, name)
+        values[name] = value
+    start = block[0][0]
+    for required in ("Id", "Slug", "Name", "Updated"):
+        if not values.get(required):
+            raise FormatError(start, f"an author needs an '{required}:' line.")
+    return ParsedAuthor(
+        id=int(values["Id"]),
+        slug=values["Slug"],
+        name=values["Name"],
+        updated_at=values["Updated"],
+        role=values.get("Role", ""),
+        bio=values.get("Bio", ""),
+        user=values.get("User") or None,
+        links=links,
+        line=start,
+    )

@@ -9,24 +9,42 @@ from django.views.generic import DetailView, ListView, TemplateView
 from images.cards import card_key, ensure_title_card
 from images.views import media
 from pagecache.dependencies import cached_page, depends_on
+from people.models import Author
 
-from .dependencies import ARTICLE, FEEDS, LATEST, NAV, REFERENCED_BY, TAG, TOPICS, title_key
+from .dependencies import (
+    ARTICLE,
+    AUTHOR,
+    AUTHOR_ARTICLES,
+    AUTHORS,
+    FEEDS,
+    LATEST,
+    NAV,
+    REFERENCED_BY,
+    TAG,
+    TOPICS,
+    title_key,
+)
 from .models import Article, RetiredSlug, tagged
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
-from .templatetags.news import organization
+from .templatetags.news import byline_structured_data, organization
 from .topics import all_topics, archive_months, get_topic_or_404, topic_sizes
 
 
 class ArticlesPageMixin:
     """A page of articles: counted by nobody, and the cached page depends on each
-    article shown."""
+    article shown and on each author named in their bylines."""
 
     paginator_class = LookaheadPaginator
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        depends_on(self.request, *ARTICLE.each(a.pk for a in context["object_list"]))
+        articles = context["object_list"]
+        depends_on(
+            self.request,
+            *ARTICLE.each(a.pk for a in articles),
+            *AUTHOR.each(author.pk for a in articles for author in a.byline),
+        )
         return context
 
 
@@ -92,6 +110,7 @@ class ArticleDetailView(DetailView):
             *ARTICLE.each(link.target_id for link in related_links if link.target_id),
             *(title_key(link.title) for link in related_links if not link.target_id),
             *ARTICLE.each(item.pk for item in shown),
+            *AUTHOR.each(author.pk for author in article.byline),
         )
         return super().get_context_data(
             related_links=related_links,
@@ -103,6 +122,7 @@ class ArticleDetailView(DetailView):
             structured_data=article.structured_data(
                 self.request.build_absolute_uri(article.get_absolute_url()),
                 organization(self.request),
+                byline_structured_data(self.request, article.byline),
                 self.request.build_absolute_uri,
             ),
             **kwargs,
@@ -137,6 +157,36 @@ class TagDetailView(ArticlesPageMixin, ListView):
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(tag=self.tag, timeline=self.timeline, **kwargs)
+
+
+@cached_page(NAV, AUTHORS)
+class AuthorListView(ListView):
+    paginate_by = 200
+    paginator_class = LookaheadPaginator
+    context_object_name = "authors"
+    template_name = "news/author_list.html"
+
+    def get_queryset(self):
+        return Author.objects.only("name", "slug", "role")
+
+
+@cached_page(NAV)
+class AuthorDetailView(ArticlesPageMixin, ListView):
+    """An author's bio and links, and their published articles, newest first."""
+
+    paginate_by = settings.SKILLO_PAGE_SIZE
+    context_object_name = "articles"
+    template_name = "news/author_detail.html"
+
+    def get_queryset(self):
+        self.author = get_object_or_404(
+            Author.objects.prefetch_related("links"), slug=self.kwargs["slug"]
+        )
+        depends_on(self.request, AUTHOR(self.author.pk), AUTHOR_ARTICLES(self.author.pk))
+        return Article.objects.for_list().filter(authorships__author=self.author)
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(author=self.author, **kwargs)
 
 
 # Archive pages list which years and months have articles: any publication counts.

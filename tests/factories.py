@@ -5,9 +5,31 @@ from django.utils import timezone
 
 from images.models import Image, Licence
 from images.uploads import check_upload
-from news.models import Article, RelatedLink, Source
+from news.models import Article, ArticleAuthor, RelatedLink, Source
+from people.models import Author, AuthorLink
 
 from .pictures import picture, upload
+
+
+class AuthorFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Author
+        django_get_or_create = ["slug"]
+
+    name = factory.Sequence(lambda n: f"Writer {n}")
+    slug = factory.LazyAttribute(lambda author: author.name.lower().replace(" ", "-"))
+    role = "Staff writer"
+    bio = "Writes about releases."
+
+
+class AuthorLinkFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = AuthorLink
+
+    author = factory.SubFactory(AuthorFactory)
+    position = factory.Sequence(int)
+    label = "Mastodon"
+    url = factory.Sequence(lambda n: f"https://mastodon.example/@writer{n}")
 
 
 class ArticleFactory(factory.django.DjangoModelFactory):
@@ -34,6 +56,16 @@ class ArticleFactory(factory.django.DjangoModelFactory):
     def tags(self, create, extracted, **kwargs):
         if create and extracted:
             self.tags.add(*extracted)
+
+    @factory.post_generation
+    def authors(self, create, extracted, **kwargs):
+        """``authors=[author, "Name", ...]``: the byline in that order (a name is an
+        author made, or found, by AuthorFactory)."""
+        if create and extracted:
+            for position, author in enumerate(extracted):
+                if isinstance(author, str):
+                    author = AuthorFactory(name=author)
+                ArticleAuthor.objects.create(article=self, author=author, position=position)
 
 
 class SourceFactory(factory.django.DjangoModelFactory):

@@ -17,7 +17,7 @@ def editor_client(client, django_user_model):
     return client
 
 
-def form_data(sources=(), links=(), **fields):
+def form_data(sources=(), links=(), authors=(), **fields):
     data = {
         "title": "Go 1.22 released",
         "slug": "go-1-22-released",
@@ -31,7 +31,7 @@ def form_data(sources=(), links=(), **fields):
         "facts_verified": "2026-09",
     }
     data.update(fields)
-    for prefix, rows in (("sources", sources), ("related_links", links)):
+    for prefix, rows in (("sources", sources), ("related_links", links), ("authorships", authors)):
         data.update(
             {
                 f"{prefix}-TOTAL_FORMS": str(len(rows)),

@@ -64,7 +64,7 @@ def test_shared_article_matches_the_copy_in_shared(request):
 
 
 def test_demo_articles_show_lead_images_and_share_cards(client, media_root):
-    assert "; 7 have a lead image." in load()
+    assert "; 7 have a lead image;" in load()
     illustrated = Article.objects.published().filter(lead_image__isnull=False)
     assert illustrated.count() == 7
     assert not illustrated.filter(slug=SHARED_SLUG).exists()

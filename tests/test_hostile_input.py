@@ -231,7 +231,7 @@ def form_data(title, summary, body, tags, sources=(), links=(), **fields):
         "facts_verified": timezone.localdate().strftime("%Y-%m"),
         **fields,
     }
-    for prefix, rows in (("sources", sources), ("related_links", links)):
+    for prefix, rows in (("sources", sources), ("related_links", links), ("authorships", ())):
         data |= {
             f"{prefix}-TOTAL_FORMS": str(len(rows)),
             f"{prefix}-INITIAL_FORMS": "0",

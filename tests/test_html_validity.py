@@ -17,7 +17,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from news.models import Article
-from tests.factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
+from tests.factories import (
+    ArticleFactory,
+    AuthorFactory,
+    AuthorLinkFactory,
+    ImageFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 
 
 def checker():
@@ -35,8 +42,13 @@ def checker():
 def site(db, shared_article, media_root):
     # "Publish now" stores the time with microseconds. A lead image with a caption.
     photo = ImageFactory(width=1600, height=900, caption="A caption & <credit>")
+    author = AuthorFactory(name="Ada <Lovelace> & co", slug="ada", bio="One.\n\nTwo & <three>.")
+    AuthorLinkFactory(author=author, label="Mastodon & more")
     fresh = ArticleFactory(
-        title="AT&T <impl Trait> & more", tags=["python", "c++"], lead_image=photo
+        title="AT&T <impl Trait> & more",
+        tags=["python", "c++"],
+        authors=[author, "Grace Hopper"],
+        lead_image=photo,
     )
     fresh.published_at = timezone.now()
     fresh.save()
@@ -62,6 +74,8 @@ def public_pages(article):
         "search, no results": reverse("search:results") + "?q=zzzz",
         "search, empty": reverse("search:results"),
         "about": reverse("news:about-editorial"),
+        "authors": reverse("news:authors"),
+        "author": reverse("news:author", args=["ada"]),
         "not found": "/no-such-page/",
     }
 
@@ -90,4 +104,4 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         if m["type"] == "error"
     ]
     assert errors == []
-    assert len(files) == 13
+    assert len(files) == 15

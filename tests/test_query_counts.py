@@ -10,26 +10,40 @@ from datetime import date
 import pytest
 
 from tests.conftest import count_queries
-from tests.factories import ArticleFactory, RelatedLinkFactory, SourceFactory
+from tests.factories import (
+    ArticleFactory,
+    AuthorLinkFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 
 PAGES = {
-    "/": 2,  # a page of articles (never a count), their tags
-    "/?page=2": 2,
-    "ARTICLE": 5,  # article, tags, sources, related links, everything else it lists
+    "/": 3,  # a page of articles (never a count), their tags, their authors
+    "/?page=2": 3,
+    # article, tags, sources, related links, authors, the authors' links (JSON-LD),
+    # everything else it lists
+    "ARTICLE": 7,
     # Topic counts and archive months are kept in the cache until a change (topics.py).
     "/tags/": 0,
-    "/tags/python/": 2,  # a page of the topic's articles, their tags
-    "/tags/python/?page=2": 2,
-    "/tags/python/timeline/": 2,
-    "/archive/2024/": 2,  # a page of articles, their tags
-    "/archive/2024/3/": 2,
-    "/feed/": 3,  # articles, tags, sources
-    "/feed/atom/": 3,
-    "/tags/python/feed/": 3,
+    "/tags/python/": 3,  # a page of the topic's articles, their tags, their authors
+    "/tags/python/?page=2": 3,
+    "/tags/python/timeline/": 3,
+    "/archive/2024/": 3,  # a page of articles, their tags, their authors
+    "/archive/2024/3/": 3,
+    "/authors/": 1,  # a page of authors
+    # the author, their links, a page of their articles, the articles' tags and authors
+    "/authors/common-writer/": 5,
+    "/authors/common-writer/?page=2": 5,
+    "/feed/": 4,  # articles, tags, sources, authors
+    "/feed/atom/": 4,
+    "/tags/python/feed/": 4,
+    "/authors/common-writer/feed/": 5,  # the author, then as the other feeds
+    "/authors/common-writer/feed/atom/": 5,
     "/sitemap.xml": 1,  # count of articles (for the number of pages)
     "/sitemaps/home.xml": 0,
     "/sitemaps/articles.xml": 2,  # count (for the page), a page of articles
     "/sitemaps/tags.xml": 0,
+    "/sitemaps/authors.xml": 0,  # worked out once per change (sitemaps.author_pages)
     "/sitemap-news.xml": 1,
     "/robots.txt": 0,
     "/about/editorial/": 0,
@@ -43,9 +57,12 @@ def build(n):
         previous, article = (
             article,
             ArticleFactory(
-                tags=["python", f"topic{i}", f"other{i}"], event_date=date(2024, 3, 1 + i % 28)
+                tags=["python", f"topic{i}", f"other{i}"],
+                event_date=date(2024, 3, 1 + i % 28),
+                authors=[f"Writer {i}", "Common Writer"],
             ),
         )
+        AuthorLinkFactory(author=article.byline[0])
         SourceFactory.create_batch(2, article=article)
         if previous:
             RelatedLinkFactory(article=article, target=previous)

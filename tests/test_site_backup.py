@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
@@ -26,6 +27,7 @@ from reversion.models import Version
 
 from images.models import Image
 from news.models import Article, RetiredSlug, Tag
+from people.models import Author, AuthorLink
 
 from .factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
 from .test_admin import form_data
@@ -70,13 +72,24 @@ def build_site(editor):
     in Markdown (with CRLF line breaks, a summary, a link to another article, one to a
     draft, one by title), whose slug was then changed; a topic whose address an editor
     chose; a deleted article; two articles published at the same moment; a body only the
-    JSON form holds."""
+    JSON form holds; authors (the demo's, one with a bio of two lines, a link and an
+    account, one without articles), and a byline of two chosen in the admin."""
     call_command("load_demo", stdout=StringIO())
     photo = ImageFactory(width=1600, height=900, caption="A caption", licence="cc-by-4.0")
     # In the library, shown nowhere.
     ImageFactory(width=800, height=600, alt_text="", decorative=True, focal_x=0.2)
     draft = Article.objects.get(status=Article.Status.DRAFT)
     django = Article.objects.get(slug__startswith="django-5-1")
+    ada = Author.objects.create(
+        slug="ada",
+        name='Ada "Quotes" Writer',
+        role="Guest writer",
+        bio="Line one & more.\nLine two.",
+        user=get_user_model().objects.create_user("ada"),
+    )
+    AuthorLink.objects.create(author=ada, label="Mastodon", url="https://mastodon.example/@ada")
+    Author.objects.create(slug="quiet", name="Quiet Author")
+    demo_writer = Author.objects.get(slug="skillo-demo-writer")
     response = post(
         editor,
         form_data(
@@ -94,6 +107,10 @@ def build_site(editor):
                 {"position": "0", "target": str(django.pk), "title": ""},
                 {"position": "1", "target": str(draft.pk), "title": ""},
                 {"position": "2", "target": "", "title": "An article not written yet"},
+            ],
+            authors=[
+                {"position": "0", "author": str(ada.pk)},
+                {"position": "1", "author": str(demo_writer.pk)},
             ],
         ),
     )
@@ -174,6 +191,7 @@ def wipe():
     Article.objects.all().delete()
     RetiredSlug.objects.all().delete()
     Tag.objects.all().delete()
+    Author.objects.all().delete()
     Image.objects.all().delete()
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
@@ -186,7 +204,10 @@ def test_a_restored_backup_gives_every_public_page_back(editor, tmp_path):
     # The crawl saw every kind of page: articles, topics, archives, feeds, sitemaps, the
     # redirect from the old slug, the deleted article and the hidden draft.
     assert {200, 301, 404, 410} <= set(statuses), statuses
-    for piece in ("/tags/mlops/", "/archive/2024/", "/tags/twins/feed/", "/sitemaps/"):
+    for piece in (
+        "/tags/mlops/", "/archive/2024/", "/tags/twins/feed/", "/sitemaps/", "/authors/ada/",
+        "/authors/quiet/", "/authors/ada/feed/atom/", "/sitemaps/authors.xml",
+    ):  # fmt: skip
         assert any(url.startswith(piece) for url in before), piece
     assert before["/articles/release-notes-roundup/"][:2] == (301, "/articles/roundup/")
     assert before["/articles/soon-deleted/"][0] == 410
@@ -199,6 +220,7 @@ def test_a_restored_backup_gives_every_public_page_back(editor, tmp_path):
     out = StringIO()
     call_command("import_site", str(tmp_path / "backup"), stdout=out)
     assert f"Restored {count} article(s), 16 topic(s) and 1 address(es)" in out.getvalue()
+    assert "with 4 author(s)" in out.getvalue()
 
     after = crawl(reader, unlinked_addresses())
     assert sorted(after) == sorted(before)
@@ -231,7 +253,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "articles", "gone.txt", "images", "tags.txt"
+        "articles", "authors.txt", "gone.txt", "images", "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 21
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
@@ -246,6 +268,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
         f"Updated: {timezone.localtime(article.updated_at).isoformat(sep=' ')}\n"
         'Summary: "What shipped this week,\\r\\nin brief."\n'
         f"Lead image: {article.lead_image.sha256[:16]}\n"
+        "Authors: ada, skillo-demo-writer\n"
         f"Id: {article.pk}\n\n"
         '## What happened\n\nRead the [release notes](https://example.org/notes "Notes")'
     )
@@ -280,7 +303,8 @@ def test_a_restore_records_a_revision_per_article(editor, tmp_path):
     version = Version.objects.get_for_object(article).first()
     path = tmp_path / "backup" / "articles" / "roundup.txt"
     assert version.revision.comment == f"Imported from {path}"
-    assert version.revision.version_set.count() == 1 + 1 + 3 + 2  # sources, links, tags
+    # sources, links, tags, authors
+    assert version.revision.version_set.count() == 1 + 1 + 3 + 2 + 2
 
 
 def test_export_site_refuses_a_folder_with_files(tmp_path):

@@ -10,7 +10,13 @@ from django.utils.html import strip_tags
 from news.models import RelatedLink
 
 from .conftest import count_queries
-from .factories import ArticleFactory, RelatedLinkFactory, SourceFactory
+from .factories import (
+    ArticleFactory,
+    AuthorFactory,
+    AuthorLinkFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -233,7 +239,10 @@ def test_scheduled_article_appears_when_its_time_comes(client):
 
 
 def make_rich_article(n, title):
-    article = ArticleFactory(title=title, tags=[f"tag{i}" for i in range(n)])
+    authors = AuthorFactory.create_batch(n)
+    for author in authors:
+        AuthorLinkFactory.create_batch(2, author=author)
+    article = ArticleFactory(title=title, tags=[f"tag{i}" for i in range(n)], authors=authors)
     SourceFactory.create_batch(n, article=article)
     for i in range(n):
         RelatedLinkFactory(article=article)
@@ -242,9 +251,10 @@ def make_rich_article(n, title):
     return article
 
 
-# article, tags, sources, related links, and one for everything else it lists ("referenced
-# by", previous/next on the first tag, "more on these topics")
-ARTICLE_QUERIES = 5
+# article, tags, sources, related links, its authors, their links (for JSON-LD's sameAs),
+# and one for everything else it lists ("referenced by", previous/next on the first tag,
+# "more on these topics")
+ARTICLE_QUERIES = 7
 
 
 @pytest.mark.parametrize("n", [1, 50])
@@ -256,16 +266,18 @@ def test_article_page_queries_do_not_grow(client, n):
 @pytest.mark.parametrize("n", [1, 20])
 def test_home_queries_do_not_grow(client, n):
     for i in range(n):
-        ArticleFactory(tags=[f"t{i}", "common"])
-    assert count_queries(client, "/") == 2  # a page of articles (never a count), their tags
+        ArticleFactory(tags=[f"t{i}", "common"], authors=[f"Writer {i}", "Common Writer"])
+    # A page of articles (never a count), their tags, their authors.
+    assert count_queries(client, "/") == 3
 
 
 @pytest.mark.parametrize("n", [1, 20])
 def test_tag_page_queries_do_not_grow(client, n):
     for i in range(n):
-        ArticleFactory(tags=[f"t{i}", "common"])
-    # Articles and their tags; the topic and its count come from the cache (topics.py).
-    assert count_queries(client, "/tags/common/") == 2
+        ArticleFactory(tags=[f"t{i}", "common"], authors=[f"Writer {i}", "Common Writer"])
+    # Articles, their tags and authors; the topic and its count come from the cache
+    # (topics.py).
+    assert count_queries(client, "/tags/common/") == 3
 
 
 @pytest.mark.parametrize("n", [1, 50])
@@ -283,6 +295,10 @@ def test_named_urls_reverse_and_resolve(client):
         ("news:article", {"slug": "a-slug"}),
         ("news:tags", {}),
         ("news:tag", {"slug": "python"}),
+        ("news:authors", {}),
+        ("news:author", {"slug": "ada-lovelace"}),
+        ("news:author-feed", {"slug": "ada-lovelace"}),
+        ("news:author-feed-atom", {"slug": "ada-lovelace"}),
     ]:
         url = reverse(name, kwargs=kwargs)
         assert resolve(url).view_name == name

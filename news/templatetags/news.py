@@ -33,6 +33,12 @@ def tag_url(tag):
 
 
 @register.filter
+def author_url(author):
+    """The one place author URLs are built: people's Author knows nothing of news's pages."""
+    return reverse("news:author", kwargs={"slug": author.slug})
+
+
+@register.filter
 def datetime_attr(value):
     """A date-time for a ``datetime`` attribute or a feed: whole seconds, since the HTML
     standard allows at most three fraction digits ("Publish now" stores six)."""
@@ -69,6 +75,35 @@ def organization(request):
             "width": 512,
             "height": 512,
         },
+    }
+
+
+# The byline of an article without authors: the desk, whose page says how it works.
+EDITORIAL_NAME = "Skillo editorial"
+
+
+def person(request, author):
+    """An author as a schema.org Person: their page, and their links elsewhere as sameAs
+    (needs the author's links loaded)."""
+    data = {
+        "@type": "Person",
+        "name": author.name,
+        "url": request.build_absolute_uri(author_url(author)),
+    }
+    links = [link.url for link in author.links.all()]
+    if links:
+        data["sameAs"] = links
+    return data
+
+
+def byline_structured_data(request, authors):
+    """An article's ``author`` in JSON-LD: its authors as Persons, or the desk."""
+    if authors:
+        return [person(request, author) for author in authors]
+    return {
+        "@type": "Organization",
+        "name": EDITORIAL_NAME,
+        "url": request.build_absolute_uri(reverse("news:about-editorial")),
     }
 
 

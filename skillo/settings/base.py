@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "axes",
     "pagecache",
     "maintenance",
+    "people",
     "news",
     "images",
     "search",

@@ -27,6 +27,13 @@ MUTATIONS = {
     "topic counts": ("news/purge.py", "        TOPICS(),\n", "", "test_topics_"),
     "feeds": ("news/purge.py", "keys.add(FEEDS())", "pass", "test_feeds_"),
     "navigation": ("news/purge.py", "purges.purge({NAV()})", "pass", "test_navigation_"),
+    "author": ("news/purge.py", "        AUTHOR(author_pk),\n", "", "test_author_a_"),
+    "author index": ("news/purge.py", "        AUTHORS(),\n", "", "test_authors_"),
+    "author feeds": ("news/purge.py", "        FEEDS(),\n", "", "test_author_feeds_"),
+    "author articles": (
+        "news/purge.py", "        *AUTHOR_ARTICLES.each(fp.authors),\n", "",
+        "test_author_articles_",
+    ),
     "schedule": (
         "news/purge.py", "keys |= keys_to_purge(pk, replace(now, public=False), now)", "pass",
         "test_schedule_",

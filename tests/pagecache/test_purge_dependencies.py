@@ -13,8 +13,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from news.models import Article
-from tests.factories import ArticleFactory, RelatedLinkFactory
+from news.models import Article, ArticleAuthor
+from news.templatetags.news import author_url
+from tests.factories import ArticleFactory, AuthorFactory, RelatedLinkFactory
 from tests.pagecache.test_pagecache import text, warm
 
 pytestmark = [
@@ -162,3 +163,54 @@ def test_image_new_caption_purges_the_pages_placing_it_in_the_text(
         image.caption = "The new caption"
         image.save()
     assert "The new caption" in reader.get(site.get_absolute_url()).content.decode()
+
+
+@pytest.fixture
+def signed(reader, site, committed):
+    """An article by one author, in a topic of its own."""
+    with committed():
+        story = ArticleFactory(title="Signed story", tags=["beta"], authors=["Ada Writer"])
+    reader.later()
+    return story
+
+
+def test_author_a_renamed_author_purges_their_page_and_every_byline(reader, signed, committed):
+    author = signed.byline[0]
+    pages = [signed.get_absolute_url(), "/", author_url(author)]
+    warm(reader, *pages)
+    with committed():
+        author.name = "Ada Renamed"
+        author.save()
+    for url in pages:
+        assert "Ada Renamed" in text(reader.get(url)), url
+
+
+def test_authors_a_new_author_purges_the_author_index(reader, signed, committed):
+    url = reverse("news:authors")
+    warm(reader, url)
+    with committed():
+        AuthorFactory(name="Grace Newcomer")
+    assert "Grace Newcomer" in text(reader.get(url))
+
+
+def test_author_feeds_a_renamed_author_purges_the_feeds(reader, signed, committed):
+    author = signed.byline[0]
+    pages = [reverse("news:feed"), reverse("news:author-feed", args=[author.slug])]
+    warm(reader, *pages)
+    with committed():
+        author.name = "Ada Renamed"
+        author.save()
+    for url in pages:
+        assert "Ada Renamed" in text(reader.get(url)), url
+
+
+def test_author_articles_adding_an_author_to_an_article_purges_their_page(
+    reader, signed, site, committed
+):
+    author = signed.byline[0]
+    url = author_url(author)
+    warm(reader, url)
+    assert "Old story" not in text(reader.get(url))
+    with committed():
+        ArticleAuthor.objects.create(article=site, author=author)
+    assert "Old story" in text(reader.get(url))

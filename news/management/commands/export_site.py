@@ -5,11 +5,20 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
+from django.utils import timezone
 
 from images.backup import write_library
-from news.importer import BACKUP_ARTICLES, BACKUP_GONE, BACKUP_TAGS
+from news.importer import BACKUP_ARTICLES, BACKUP_AUTHORS, BACKUP_GONE, BACKUP_TAGS
 from news.models import Article, RetiredSlug, Tag
-from news.textformat import ExportError, format_article, format_gone, format_tags
+from news.textformat import (
+    ExportError,
+    ParsedAuthor,
+    format_article,
+    format_authors,
+    format_gone,
+    format_tags,
+)
+from people.models import Author
 
 
 @contextmanager
@@ -43,9 +52,10 @@ class Command(BaseCommand):
     help = (
         "Back up the whole site into a new FOLDER: every article (drafts and scheduled "
         "ones included) in the full plain-text form, articles/<slug>.txt, with its slug, "
-        "old slugs, status, published and updated times, summary and id; the topics and "
-        "their addresses (tags.txt); the addresses of deleted articles (gone.txt); the "
-        "image library, originals and words (images/). "
+        "old slugs, status, published and updated times, summary, lead image, authors and "
+        "id; the authors with their bios, roles, links and accounts (authors.txt); the "
+        "topics and their addresses (tags.txt); the addresses of deleted articles "
+        "(gone.txt); the image library, originals and words (images/). "
         "import_site restores it into an empty database."
     )
 
@@ -78,7 +88,9 @@ class Command(BaseCommand):
         articles_folder.mkdir()
         articles = (
             Article.objects.select_related("lead_image")
-            .prefetch_related("sources", "related_links__target", "tags", "retired_slugs")
+            .prefetch_related(
+                "sources", "related_links__target", "tags", "retired_slugs", "authorships__author"
+            )
             .order_by("pk")
         )
         count, problems, names = 0, [], set()
@@ -105,12 +117,33 @@ class Command(BaseCommand):
                 .values_list("slug", flat=True)
             )
             self.images = write_library(work)
+            authors = [
+                ParsedAuthor(
+                    id=author.pk,
+                    slug=author.slug,
+                    name=author.name,
+                    updated_at=timezone.localtime(author.updated_at),
+                    role=author.role,
+                    bio=author.bio,
+                    user=author.user.get_username() if author.user else None,
+                    links=[(link.label, link.url) for link in author.links.all()],
+                )
+                for author in Author.objects.select_related("user")
+                .prefetch_related("links")
+                .order_by("pk")
+            ]
+        try:
+            authors_text = format_authors(authors)
+        except ExportError as error:
+            problems.append(str(error))
         for problem in problems:
             self.stderr.write(problem)
         if problems:
             raise CommandError(
-                f"{len(problems)} article(s) could not be written exactly; no backup was made."
+                f"{len(problems)} article(s) or author(s) could not be written exactly; no "
+                "backup was made."
             )
         (work / BACKUP_TAGS).write_text(format_tags(tags), encoding="utf-8", newline="\n")
         (work / BACKUP_GONE).write_text(format_gone(gone), encoding="utf-8", newline="\n")
+        (work / BACKUP_AUTHORS).write_text(authors_text, encoding="utf-8", newline="\n")
         return count

@@ -6,8 +6,9 @@ from news.importer import ImportFailed, import_site
 class Command(BaseCommand):
     help = (
         "Restore a whole-site backup made by export_site into an empty database: the "
-        "topics with their addresses, every article with its id, status, times, summary "
-        "and old addresses, and the addresses of deleted articles. All or nothing."
+        "authors, the topics with their addresses, every article with its id, status, "
+        "times, summary, authors and old addresses, and the addresses of deleted articles. "
+        "All or nothing."
     )
 
     def add_arguments(self, parser):
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Restored {len(result.articles.created)} article(s), {result.tags} topic(s) "
-                f"and {result.gone} address(es) of deleted articles."
+                f"and {result.gone} address(es) of deleted articles, with {result.authors} "
+                "author(s)."
             )
         )

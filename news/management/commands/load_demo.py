@@ -12,7 +12,8 @@ from images.illustrations import illustration
 from images.models import Image, Licence
 from images.uploads import check_upload
 from news.importer import import_articles
-from news.models import Article
+from news.models import Article, ArticleAuthor
+from people.models import Author, AuthorLink
 
 DEMO_CONTENT = Path(__file__).resolve().parents[2] / "demo_content"
 # Local demo accounts, one per editorial role: (username, password, group, superuser).
@@ -28,16 +29,48 @@ SHARED_ARTICLE_TAGS = {
         "machine-learning", "python", "pytorch", "release",
     ],
 }  # fmt: skip
+# Made-up authors, so that bylines and author pages have something to show; each writes
+# as a demo account. (slug, name, role, account, bio)
+DEMO_AUTHORS = [
+    (
+        "skillo-demo-writer", "Skillo demo writer", "Demo staff writer", "writer",
+        "A made-up writer for Skillo's demo content, not a real person: this profile shows "
+        "how bylines and author pages look. Log in as writer / writer to write as them.",
+    ),
+    (
+        "skillo-demo-editor", "Skillo demo editor", "Demo editor", "editor",
+        "A made-up editor for Skillo's demo content, not a real person. Log in as "
+        "editor / editor to publish as them.",
+    ),
+]  # fmt: skip
+# Demo bylines by the start of the article's slug, authors in byline order. The files hold
+# no Authors line (the shared article must export byte for byte); articles left out (the
+# PyTorch ones, among them the shared one) are signed "Skillo editorial".
+DEMO_BYLINES = {
+    "django-5-0": ["skillo-demo-writer"],
+    "django-5-1": ["skillo-demo-writer"],
+    "django-5-2": ["skillo-demo-writer"],
+    "python-3-12": ["skillo-demo-writer"],
+    "python-3-13": ["skillo-demo-writer"],
+    "postgresql-16": ["skillo-demo-editor"],
+    "postgresql-17": ["skillo-demo-editor"],
+    "linux-6-1": ["skillo-demo-editor"],
+    "go-1-22": ["skillo-demo-editor", "skillo-demo-writer"],
+    "node-js-22": ["skillo-demo-writer", "skillo-demo-editor"],
+}
 
 
 class Command(BaseCommand):
     help = (
-        "Load the demo articles (one draft and one scheduled among them), unless the "
-        "database already has articles, and a local account per editorial role."
+        "Load the demo articles (one draft and one scheduled among them) and two demo "
+        "authors, unless the database already has articles, and a local account per "
+        "editorial role."
     )
 
     @transaction.atomic
     def handle(self, *args, **options):
+        # Accounts first: the demo authors write as them.
+        self.create_accounts()
         if Article.objects.exists():
             self.stdout.write("The database already has articles; demo content not loaded.")
         else:
@@ -51,12 +84,38 @@ class Command(BaseCommand):
                 article.published_at = timezone.now().replace(microsecond=0) + timedelta(days=3)
                 article.save()
             illustrated = self.illustrate()
+            self.add_authors()
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Loaded {len(result.created)} published articles, one draft and one "
-                    f"scheduled; {illustrated} have a lead image."
+                    f"scheduled; {illustrated} have a lead image; {len(DEMO_AUTHORS)} demo "
+                    "authors."
                 )
             )
+
+    def add_authors(self):
+        User = get_user_model()
+        authors = {}
+        for slug, name, role, username, bio in DEMO_AUTHORS:
+            author = Author.objects.create(
+                slug=slug,
+                name=name,
+                role=role,
+                bio=bio,
+                user=User.objects.filter(username=username).first(),
+            )
+            AuthorLink.objects.create(
+                author=author, label="Demo profile", url=f"https://example.org/{slug}"
+            )
+            authors[slug] = author
+        for start, slugs in DEMO_BYLINES.items():
+            article = Article.objects.get(slug__startswith=start)
+            for position, slug in enumerate(slugs):
+                ArticleAuthor.objects.create(
+                    article=article, author=authors[slug], position=position
+                )
+
+    def create_accounts(self):
         User = get_user_model()
         for username, password, group, superuser in DEMO_ACCOUNTS:
             if User.objects.filter(username=username).exists():
