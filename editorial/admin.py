@@ -468,7 +468,8 @@ class AuthorAdmin(admin.ModelAdmin):
     search_fields = ["name", "role", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [AuthorLinkInline]
-    fields = ["name", "slug", "role", "bio", "user"]
+    fields = ["name", "slug", "role", "photo", "bio", "user"]
+    autocomplete_fields = ["photo"]
 
     def get_queryset(self, request):
         # Meta.ordering does not apply to a grouped query (the autocomplete needs one).

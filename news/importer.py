@@ -609,6 +609,7 @@ def _authors(path):
             for i, (label, url) in enumerate(item.links)
         ]
         author.restored_updated_at = item.updated_at
+        author.restored_photo = (item.photo, item.line)
         for row, exclude in [
             (author, ["user"]),
             *((link, ["author"]) for link in author.restored_links),
@@ -621,6 +622,20 @@ def _authors(path):
         problems += [f"{path}:{item.line}: {message}" for message in messages]
         authors.append(author)
     return authors, problems
+
+
+def _author_photos(authors, path):
+    """Give each author their photo, once the library is restored; the problems."""
+    problems = []
+    for author in authors:
+        key, line = author.restored_photo
+        if key is None:
+            continue
+        found = Image.objects.filter(sha256__startswith=key).first()
+        if found is None:
+            problems.append(f"{path}:{line}: photo {key} is not in the backup's images/.")
+        author.photo = found
+    return problems
 
 
 def _restore_authors(authors):
@@ -685,8 +700,9 @@ def import_site(folder):
             problems.append(f"{gone_path}:{line}: {slug!r} is not a slug.")
     if problems:
         raise ImportFailed(problems)
-    # Pictures first: articles name their lead images.
+    # Pictures first: articles name their lead images, authors their photos.
     problems = restore_library(folder)
+    problems += _author_photos(authors, folder / BACKUP_AUTHORS)
     if problems:
         raise ImportFailed(problems)
     _restore_authors(authors)

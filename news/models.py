@@ -221,7 +221,7 @@ def byline_prefetch(queryset=None):
     """An article's authors in their order, with the authors, in one query for a whole
     list of articles (``article.authorships.all()``, as templates read them)."""
     queryset = (queryset if queryset is not None else ArticleAuthor.objects).select_related(
-        "author"
+        "author", "author__photo"
     )
     return models.Prefetch("authorships", queryset=queryset)
 

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from pagecache import purges
 from pagecache.store import cache_call, share
+from people.models import Author
 
 from .dependencies import (
     ARTICLE,
@@ -147,7 +148,8 @@ def image_changed(image):
     """An image's words or focal point changed: the pages and feeds showing it, as a
     lead image or in the text (its alt text, caption, credit and crops)."""
     article_ids = Article.objects.showing_image(image).values_list("pk", flat=True)
-    keys = set(ARTICLE.each(article_ids))
+    author_ids = Author.objects.filter(photo=image).values_list("pk", flat=True)
+    keys = {*ARTICLE.each(article_ids), *AUTHOR.each(author_ids)}
     if keys:
         keys |= {FEEDS()}
         on_commit(lambda: purges.purge(keys))

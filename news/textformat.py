@@ -729,11 +729,11 @@ def is_slug(value):
 AUTHORS_FILE_HEADER = (
     "# Authors, oldest first: a block of lines each, a blank line between them. Id, Slug\n"
     "# (of the address /authors/SLUG/), Name and Updated (the last change) always; Role,\n"
-    "# Bio, User (the username of the account that writes as them) and Link: LABEL <URL>\n"
-    "# lines (in order) when set.\n"
+    "# Bio, Photo (the key of a picture in images/), User (the username of the account\n"
+    "# that writes as them) and Link: LABEL <URL> lines (in order) when set.\n"
     "# A value in double quotes is a JSON string (line breaks, spaces at either end).\n"
 )
-AUTHOR_FIELDS = ("Id", "Slug", "Name", "Updated", "Role", "Bio", "User", "Link")
+AUTHOR_FIELDS = ("Id", "Slug", "Name", "Updated", "Role", "Bio", "Photo", "User", "Link")
 _LINK_VALUE = re.compile(r"(?P<label>.+) <(?P<url>[^<>\s]+)>")
 
 
@@ -748,11 +748,12 @@ class ParsedAuthor:
     user: str | None = None
     links: list[tuple[str, str]] = field(default_factory=list)
     line: int = 0
+    photo: str | None = None  # the picture's key (images/KEY.EXT in the backup)
 
     def content(self):
         return (
-            self.id, self.slug, self.name, self.updated_at, self.role, self.bio, self.user,
-            self.links,
+            self.id, self.slug, self.name, self.updated_at, self.role, self.bio, self.photo,
+            self.user, self.links,
         )  # fmt: skip
 
 
@@ -768,6 +769,8 @@ def format_authors(authors):
             lines.append(f"Role: {_write_text_value(author.role)}")
         if author.bio:
             lines.append(f"Bio: {_write_text_value(author.bio)}")
+        if author.photo:
+            lines.append(f"Photo: {author.photo}")
         if author.user:
             lines.append(f"User: {author.user}")
         lines += [f"Link: {label} <{url}>" for label, url in author.links]
@@ -823,6 +826,13 @@ def _parse_author(block):
             value = _text_value(value, number, name)
         if name == "Updated":
             value = _parse_time(value, number, name)
+        if name == "Photo":
+            if not _IMAGE_KEY.fullmatch(value):
+                raise FormatError(
+                    number,
+                    f"'Photo:' must be a picture's key (16 to 64 hex digits), not {value!r}.",
+                )
+            value = value.lower()
         values[name] = value
     start = block[0][0]
     for required in ("Id", "Slug", "Name", "Updated"):
@@ -838,4 +848,5 @@ def _parse_author(block):
         user=values.get("User") or None,
         links=links,
         line=start,
+        photo=values.get("Photo"),
     )

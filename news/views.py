@@ -180,7 +180,8 @@ class AuthorDetailView(ArticlesPageMixin, ListView):
 
     def get_queryset(self):
         self.author = get_object_or_404(
-            Author.objects.prefetch_related("links"), slug=self.kwargs["slug"]
+            Author.objects.select_related("photo").prefetch_related("links"),
+            slug=self.kwargs["slug"],
         )
         depends_on(self.request, AUTHOR(self.author.pk), AUTHOR_ARTICLES(self.author.pk))
         return Article.objects.for_list().filter(authorships__author=self.author)

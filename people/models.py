@@ -29,6 +29,15 @@ class Author(models.Model):
         validators=[no_control_characters, bio_within_limit],
         help_text="A few sentences of plain text, shown on the author's page.",
     )
+    photo = models.ForeignKey(
+        "images.Image",
+        null=True,
+        blank=True,
+        # A picture an author page shows cannot be deleted from the library under it.
+        on_delete=models.PROTECT,
+        related_name="author_photo_of",
+        help_text="A portrait from the image library, shown on the author's page.",
+    )
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -76,8 +76,9 @@ def build_site(editor):
     account, one without articles), and a byline of two chosen in the admin."""
     call_command("load_demo", stdout=StringIO())
     photo = ImageFactory(width=1600, height=900, caption="A caption", licence="cc-by-4.0")
-    # In the library, shown nowhere.
+    # In the library, shown nowhere; a portrait.
     ImageFactory(width=800, height=600, alt_text="", decorative=True, focal_x=0.2)
+    portrait = ImageFactory(width=600, height=800, alt_text="Ada at her desk")
     draft = Article.objects.get(status=Article.Status.DRAFT)
     django = Article.objects.get(slug__startswith="django-5-1")
     ada = Author.objects.create(
@@ -86,6 +87,7 @@ def build_site(editor):
         role="Guest writer",
         bio="Line one & more.\nLine two.",
         user=get_user_model().objects.create_user("ada"),
+        photo=portrait,
     )
     AuthorLink.objects.create(author=ada, label="Mastodon", url="https://mastodon.example/@ada")
     Author.objects.create(slug="quiet", name="Quiet Author")
@@ -288,6 +290,10 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     assert "\nStatus: draft\n" in (folder / "articles" / f"{draft.slug}.txt").read_text()
     assert "mlops: Machine Learning Ops\n" in (folder / "tags.txt").read_text()
     assert (folder / "gone.txt").read_text().endswith("\nsoon-deleted\n")
+    portrait = Author.objects.get(slug="ada").photo
+    assert f"\nPhoto: {portrait.key}\n" in (folder / "authors.txt").read_text()
+    with portrait.file.open("rb") as original:
+        assert (folder / "images" / f"{portrait.key}.jpg").read_bytes() == original.read()
     ends_like_a_file = (folder / "articles" / "ends-like-a-file.txt").read_text()
     assert "\nFormat: Markdown, as a JSON string\n" in ends_like_a_file
     assert '\n"Text.\\n\\nSources\\n\\n• A (B)"\n' in ends_like_a_file

@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from images.models import KEY_LENGTH, Image
+from images.renditions import social_rendition
 
 from ..rendering import MARK_START, expand_placements, placements
 
@@ -90,6 +91,8 @@ def person(request, author):
         "name": author.name,
         "url": request.build_absolute_uri(author_url(author)),
     }
+    if author.photo_id:
+        data["image"] = request.build_absolute_uri(social_rendition(author.photo, "1x1").url)
     links = [link.url for link in author.links.all()]
     if links:
         data["sameAs"] = links

@@ -55,3 +55,18 @@ def artifacts():
     folder = ARTIFACTS / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def new_page(browser):
+    """Pages in contexts of their own, closed at the end of the test while the live
+    server still runs (an open keep-alive connection would outlive it)."""
+    contexts = []
+
+    def make():
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 1000}))
+        return contexts[-1].new_page()
+
+    yield make
+    for context in contexts:
+        context.close()

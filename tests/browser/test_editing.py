@@ -13,21 +13,6 @@ TITLE = "Browsers Ship a Test Release"
 RELATED = "PyTorch 2.1 and Automatic Dynamic Shapes"
 
 
-@pytest.fixture
-def new_page(browser):
-    """Pages in contexts of their own, closed at the end of the test while the live
-    server still runs (an open keep-alive connection would outlive it)."""
-    contexts = []
-
-    def make():
-        contexts.append(browser.new_context(viewport={"width": 1280, "height": 1000}))
-        return contexts[-1].new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def log_in(new_page, site, username):
     page = new_page()
     page.goto(f"{site}/admin/login/")

@@ -9,7 +9,7 @@ from images.models import Image
 from news.models import Article
 
 from ..pictures import picture
-from .test_editing import log_in, new_page, screenshots_on_failure  # noqa: F401 - fixture
+from .test_editing import log_in, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,7 +35,7 @@ def test_editor_adds_a_lead_image_and_readers_see_it_on_phone_and_desktop(
     browser,
     site,
     artifacts,
-    axe_source,  # noqa: F811
+    axe_source,
 ):
     article = (
         Article.objects.published()

@@ -39,7 +39,8 @@ MUTATIONS = {
         "test_schedule_",
     ),
     "image": (
-        "news/purge.py", "keys = set(ARTICLE.each(article_ids))", "keys = set()", "test_image_",
+        "news/purge.py", "keys = {*ARTICLE.each(article_ids), *AUTHOR.each(author_ids)}",
+        "keys = set()", "test_image_",
     ),
 }  # fmt: skip
 

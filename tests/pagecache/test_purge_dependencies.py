@@ -214,3 +214,20 @@ def test_author_articles_adding_an_author_to_an_article_purges_their_page(
     with committed():
         ArticleAuthor.objects.create(article=site, author=author)
     assert "Old story" in text(reader.get(url))
+
+
+def test_image_new_alt_text_purges_the_page_of_the_author_it_portrays(
+    reader, signed, committed, media_root
+):
+    from tests.factories import ImageFactory
+
+    author = signed.byline[0]
+    with committed():
+        author.photo = ImageFactory(width=600, height=800, alt_text="Old portrait words")
+        author.save()
+    reader.later()
+    warm(reader, author_url(author))
+    with committed():
+        author.photo.alt_text = "Ada at the release party"
+        author.photo.save()
+    assert "Ada at the release party" in text(reader.get(author_url(author)))

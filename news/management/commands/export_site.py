@@ -126,9 +126,10 @@ class Command(BaseCommand):
                     role=author.role,
                     bio=author.bio,
                     user=author.user.get_username() if author.user else None,
+                    photo=author.photo.key if author.photo_id else None,
                     links=[(link.label, link.url) for link in author.links.all()],
                 )
-                for author in Author.objects.select_related("user")
+                for author in Author.objects.select_related("user", "photo")
                 .prefetch_related("links")
                 .order_by("pk")
             ]
