@@ -350,3 +350,18 @@ def test_a_placed_image_survives_the_plain_text_round_trip(photo, tmp_path):
     path = tmp_path / "a.txt"
     path.write_text(text)
     assert import_articles([path]).unchanged == [article]
+
+
+def test_pictures_add_one_query_however_many_the_text_places(client, photo, media_root):
+    from .conftest import count_queries
+
+    others = [ImageFactory(width=800, height=450) for _ in range(3)]
+    one = ArticleFactory(body=f"![](image:{photo.key})", lead_image=photo, tags=["x"])
+    many = ArticleFactory(
+        body="\n\n".join(f"![](image:{image.key})" for image in [photo, *others]),
+        lead_image=photo,
+        tags=["x"],
+    )
+    plain = ArticleFactory(tags=["x"])
+    counts = [count_queries(client, a.get_absolute_url()) for a in (plain, one, many)]
+    assert counts[1] == counts[2] == counts[0] + 1, counts
