@@ -22,6 +22,7 @@ from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
+from . import workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -93,8 +94,7 @@ class ArticleAuthorInline(admin.TabularInline):
 class ArticleAdmin(CompareVersionAdmin):
     form = ArticleForm
     list_display = [
-        "title", "status", "is_published", "event_date", "published_at", "tag_list",
-        "version_marker",
+        "title", "state", "event_date", "published_at", "tag_list", "version_marker",
     ]  # fmt: skip
     list_filter = ["status", "tags", "event_date", "published_at"]
     search_fields = ["title", "summary", "body"]
@@ -120,7 +120,15 @@ class ArticleAdmin(CompareVersionAdmin):
         ),
         (
             "Dates and status",
-            {"fields": ["status", "event_date", "published_at", "facts_verified"]},
+            {
+                "fields": [
+                    "status",
+                    "published_at",
+                    "workflow_note",
+                    "event_date",
+                    "facts_verified",
+                ]
+            },
         ),
     ]
     change_form_template = "admin/news/article/change_form.html"
@@ -180,14 +188,47 @@ class ArticleAdmin(CompareVersionAdmin):
         return super().revision_view(request, object_id, version_id, extra_context)
 
     def save_model(self, request, obj, form, change):
+        old_status = form.initial.get("status") if change else None
+        request.skillo_step = workflow.step(old_status, obj)
         obj.updated_by = request.user
         if change and form.cleaned_data.get("loaded_version"):
             # The version checked in clean(); save() moves it on. (Restoring a revision
             # put an old number on the instance.)
             obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
+        workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """The history's words: the workflow step with its note, or what was changed,
+        as an editor would say it (never an internal field)."""
+        note = (form.cleaned_data.get("workflow_note") or "").strip()
+        step = getattr(request, "skillo_step", None)
+        if step is not None:
+            return workflow.history_words(step, note)
+        if add:
+            words = "Created"
+        else:
+            changed = [
+                str(form.fields[name].label or name)
+                for name in form.changed_data
+                if name not in {"loaded_version", "workflow_note"}
+            ]
+            changed += [
+                str(formset.model._meta.verbose_name_plural)
+                for formset in formsets
+                if formset.has_changed()
+            ]
+            words = "Changed " + ", ".join(changed).lower() if changed else "Saved unchanged"
+        return f"{words}. Note: {note}" if note else words
 
     # Columns
+
+    @admin.display(description="status", ordering="status")
+    def state(self, article):
+        if article.is_scheduled:
+            when = timezone.localtime(article.published_at)
+            return f"Scheduled for {when:%-d %b %Y, %H:%M %Z}"
+        return article.get_status_display()
 
     @admin.display(description="tags")
     def tag_list(self, article):

@@ -11,6 +11,10 @@ from people.models import Author
 
 from .roles import can_publish
 
+WRITERS_CANNOT_PUBLISH = (
+    "You cannot publish or schedule articles: choose “Ready for review” and an editor will."
+)
+
 
 class ArticleForm(forms.ModelForm):
     facts_verified = forms.DateField(
@@ -23,6 +27,16 @@ class ArticleForm(forms.ModelForm):
     )
     # The version the editor started from; a save based on an older one is refused.
     loaded_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    workflow_note = forms.CharField(
+        label="Note",
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=(
+            "For the writer or the editors: sent with the e-mail when you submit the "
+            "article, send it back or publish it, and kept in its history."
+        ),
+    )
 
     class Meta:
         model = Article
@@ -52,7 +66,17 @@ class ArticleForm(forms.ModelForm):
         if self.instance.pk and not self.is_bound:
             self.initial["loaded_version"] = current_version or self.instance.version
         if user is not None and not can_publish(user) and "status" in self.fields:
-            self.fields["status"].help_text = "Writers save drafts; an editor publishes them."
+            # Writers never see a choice they may not make.
+            self.fields["status"].choices = [
+                choice
+                for choice in self.fields["status"].choices
+                if choice[0] != Article.Status.PUBLISHED
+            ]
+            self.fields["status"].help_text = (
+                "Save drafts while you write; choose “Ready for review” to hand it to the "
+                "editors, who publish it."
+            )
+            self.fields["status"].error_messages["invalid_choice"] = WRITERS_CANNOT_PUBLISH
 
     def clean(self):
         cleaned = super().clean()
@@ -76,10 +100,15 @@ class ArticleForm(forms.ModelForm):
             and not can_publish(self.user)
             and cleaned.get("status") == Article.Status.PUBLISHED
         ):
+            self.add_error("status", WRITERS_CANNOT_PUBLISH)
+        if (
+            self.instance.pk
+            and self.initial.get("status") == Article.Status.REVIEW
+            and cleaned.get("status") == Article.Status.DRAFT
+            and not cleaned.get("workflow_note", "").strip()
+        ):
             self.add_error(
-                "status",
-                "You cannot publish or schedule articles: save it as a draft and ask an "
-                "editor to publish it.",
+                "workflow_note", "Say what to change: the writer gets this note by e-mail."
             )
         return cleaned
 

@@ -72,6 +72,9 @@ class ArticleQuerySet(models.QuerySet):
     def drafts(self):
         return self.filter(status=Article.Status.DRAFT)
 
+    def in_review(self):
+        return self.filter(status=Article.Status.REVIEW)
+
     def for_list(self):
         return (
             self.published()
@@ -242,6 +245,8 @@ def public_tags():
 class Article(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
+        # A draft a writer has handed to the editors; still not public.
+        REVIEW = "review", "Ready for review"
         PUBLISHED = "published", "Published"
 
     title = models.CharField(max_length=200, validators=[no_control_characters])

@@ -68,7 +68,7 @@ HEADER_FIELDS = {
     "Authors": "authors",
     "Id": "id",
 }
-STATUSES = ("published", "draft")
+STATUSES = ("published", "review", "draft")
 _HEADER_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [a-z]+)*):(?: (?P<value>.*))?")
 _SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 _IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
@@ -301,7 +301,8 @@ def _parse_header(start, header_lines):
         elif key == "status":
             if value not in STATUSES:
                 raise FormatError(
-                    line_number, f"'Status:' must be 'published' or 'draft', not {value!r}."
+                    line_number,
+                    f"'Status:' must be 'published', 'review' or 'draft', not {value!r}.",
                 )
         elif key in {"published_at", "updated_at"}:
             value = _parse_time(value, line_number, name)

@@ -49,10 +49,24 @@ def test_article_list_shows_columns_and_filters(editor_client):
     ArticleFactory(title="Listed story", tags=["python"])
     page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
     assert "Listed story" in page
-    for column in ("column-status", "column-event_date", "column-published_at", "column-tag_list"):
+    for column in ("column-state", "column-event_date", "column-published_at", "column-tag_list"):
         assert column in page
     assert "By Tags" in page and "By status" in page
     assert "python" in page
+
+
+def test_the_list_says_scheduled_with_the_time_and_zone(editor_client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    when = timezone.now().replace(microsecond=0) + timedelta(days=2)
+    ArticleFactory(title="Later story", published_at=when)
+    ArticleFactory(title="Waiting story", status="review")
+    page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
+    local = timezone.localtime(when)
+    assert f"Scheduled for {local:%-d %b %Y, %H:%M %Z}" in page
+    assert "Ready for review" in page
 
 
 def test_article_list_search(editor_client):

@@ -266,7 +266,11 @@ def test_related_titles_may_give_the_address_of_their_article():
     [
         ("Format: Markdown\nColour: blue", 4, "'Colour: blue' is not a header line"),
         ("Format: HTML", 3, "'Format:' must be 'plain text', 'Markdown'"),
-        ("Format: Markdown\nStatus: scheduled", 4, "'Status:' must be 'published' or 'draft'"),
+        (
+            "Format: Markdown\nStatus: scheduled",
+            4,
+            "'Status:' must be 'published', 'review' or 'draft'",
+        ),
         ("Format: Markdown\nStatus: draft\nStatus: draft", 5, "'Status:' is given twice"),
         ("Format: Markdown\nPublished: 2024-07-24", 4, "with its offset from UTC"),
         ("Format: Markdown\nPublished: 2024-07-25 10:00:00+00:00", 4, "the footer says"),

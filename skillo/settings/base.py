@@ -257,3 +257,20 @@ SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
 SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
+
+# E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP
+# from the environment; `make run` prints mails to the console (development settings).
+MAILERS = {
+    "default": {
+        "BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"),
+        "OPTIONS": {
+            "host": os.environ.get("EMAIL_HOST", "localhost"),
+            "port": int(os.environ.get("EMAIL_PORT", "25")),
+            "username": os.environ.get("EMAIL_HOST_USER", ""),
+            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": env_bool("EMAIL_USE_TLS", False),
+            "timeout": 10,
+        },
+    }
+}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Skillo newsroom <newsroom@localhost>")

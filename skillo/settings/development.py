@@ -3,8 +3,13 @@
 extras)."""
 
 import importlib.util
+import os
 
 from .base import *  # noqa: F403
 
 if importlib.util.find_spec("factory") is not None:
     INSTALLED_APPS = [*INSTALLED_APPS, "devdata"]  # noqa: F405
+
+# Workflow mails on the console of `make run`, unless EMAIL_BACKEND says otherwise.
+if "EMAIL_BACKEND" not in os.environ:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}

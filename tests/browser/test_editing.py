@@ -55,20 +55,14 @@ def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts
         expect(preview.locator("h2#what-happened")).to_have_text("What happened")
         expect(preview.locator("em")).to_have_text("test")
 
-        # A writer cannot publish: the server refuses and keeps the form.
-        writer.select_option("#id_status", "published")
-        writer.click("input[name=_save]")
-        expect(writer.locator(".errorlist")).to_contain_text("You cannot publish")
-        expect(writer.locator("#id_body")).to_have_value(
-            "## What happened\n\nThe *test* release shipped."
-        )
-        assert not Article.objects.filter(title=TITLE).exists()
-
-        writer.select_option("#id_status", "draft")
+        # A writer is never offered "Published": they hand the article to the editors.
+        expect(writer.locator("#id_status option[value=published]")).to_have_count(0)
+        writer.select_option("#id_status", "review")
+        writer.fill("#id_workflow_note", "Ready for a look.")
         writer.click("input[name=_save]")
         expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
     article = Article.objects.get(title=TITLE)
-    assert article.status == "draft" and article.sources.count() == 2
+    assert article.status == "review" and article.sources.count() == 2
 
     editor = log_in(new_page, site, "editor")
     with screenshots_on_failure(artifacts, "editor", editor):
