@@ -1,17 +1,13 @@
-from datetime import datetime
-
 import reversion
-from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.http import urlencode
 from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
@@ -22,7 +18,7 @@ from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import workflow
+from . import queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -417,35 +413,13 @@ class ArticleAdmin(CompareVersionAdmin):
         """Related-link titles that match no article yet, most wanted first."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        existing = Article.objects.filter(title_upper=OuterRef("title_upper"))
-        wanted = (
-            RelatedLink.objects.filter(target__isnull=True)
-            .exclude(title="")
-            .annotate(written=Exists(existing))
-            .filter(written=False)
-            .values("title_upper")
-            .annotate(wanted_by=Count("article", distinct=True))
-            .order_by("-wanted_by", "title_upper")
-        )
-        titles = dict(
-            RelatedLink.objects.filter(target__isnull=True).values_list("title_upper", "title")
-        )
-        add_url = reverse("admin:news_article_add")
-        rows = [
-            {
-                "title": titles.get(row["title_upper"], row["title_upper"]),
-                "wanted_by": row["wanted_by"],
-                "add_url": f"{add_url}?{urlencode({'title': titles.get(row['title_upper'])})}",
-            }
-            for row in wanted
-        ]
         return render(
             request,
             "admin/news/article/wanted.html",
             {
                 **self.admin_site.each_context(request),
                 "title": "Wanted articles",
-                "rows": rows,
+                "rows": queues.wanted_titles(),
                 "opts": self.model._meta,
             },
         )
@@ -453,17 +427,27 @@ class ArticleAdmin(CompareVersionAdmin):
 
 @admin.register(FactsDue)
 class FactsDueAdmin(admin.ModelAdmin):
-    list_display = ["title", "facts_verified", "published_at", "event_date"]
+    list_display = ["edit_link", "verified_month", "published_at", "event_date"]
+    list_display_links = None
     ordering = ["facts_verified", "published_at"]
     actions = ["verified_this_month"]
     search_fields = ["title"]
 
     def get_queryset(self, request):
-        months = settings.SKILLO_FACTS_MAX_AGE_MONTHS
-        today = timezone.localdate()
-        total = today.year * 12 + today.month - 1 - months
-        cutoff = datetime(total // 12, total % 12 + 1, 1).date()
-        return FactsDue.objects.published().filter(facts_verified__lt=cutoff)
+        return queues.facts_due(FactsDue.objects)
+
+    @admin.display(description="title", ordering="title")
+    def edit_link(self, article):
+        # To the article's own editor, where the facts are checked and fixed.
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:news_article_change", args=[article.pk]),
+            article.title,
+        )
+
+    @admin.display(description="facts verified", ordering="facts_verified")
+    def verified_month(self, article):
+        return f"{article.facts_verified:%B %Y}"
 
     def has_add_permission(self, request):
         return False

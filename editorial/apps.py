@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 from django.db.models.signals import post_migrate
 
 
@@ -17,3 +18,10 @@ class EditorialConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(ensure_roles, sender=self)
+
+
+class NewsroomAdminConfig(admin_apps.AdminConfig):
+    """Django's admin, with the newsroom's site: its name and its dashboard as home."""
+
+    default = False
+    default_site = "editorial.sites.NewsroomSite"

@@ -406,15 +406,18 @@ def test_facts_verified_this_month_action(editor):
     assert article.facts_verified == timezone.localdate().replace(day=1)
 
 
-def test_wanted_articles_lists_unwritten_titles_with_counts(editor):
+def test_wanted_articles_lists_unwritten_titles_with_the_articles_wanting_them(editor):
     ArticleFactory(title="Exists already")
-    for _ in range(2):
-        RelatedLink.objects.create(article=ArticleFactory(), title="Rust 2.0 ships")
-    RelatedLink.objects.create(article=ArticleFactory(), title="Zig 1.0 ships")
+    wanting = [ArticleFactory(title=f"Rust story {n}") for n in range(2)]
+    for article in wanting:
+        RelatedLink.objects.create(article=article, title="Rust 2.0 ships")
+    zig = ArticleFactory(title="Zig story")
+    RelatedLink.objects.create(article=zig, title="Zig 1.0 ships")
     RelatedLink.objects.create(article=ArticleFactory(), title="exists ALREADY")
     page = editor.get(reverse("admin:news_article_wanted")).content.decode()
-    assert "<td>Rust 2.0 ships</td><td>2 articles</td>" in page
-    assert "<td>Zig 1.0 ships</td><td>1 article</td>" in page
+    links = "; ".join(f'<a href="{change_url(a)}">{a.title}</a>' for a in wanting)
+    assert f"<td>Rust 2.0 ships</td><td>{links}</td>" in page
+    assert f'<td>Zig 1.0 ships</td><td><a href="{change_url(zig)}">Zig story</a></td>' in page
     assert page.index("Rust 2.0") < page.index("Zig 1.0")
     assert "exists ALREADY" not in page
     add = editor.get(f"{ADD}?title=Rust+2.0+ships").content.decode()

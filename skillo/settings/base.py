@@ -35,7 +35,7 @@ SECRET_KEY = os.environ.get("SECRET_KEY") or "django-insecure-skillo-development
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "editorial.apps.NewsroomAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -1,0 +1,33 @@
+from django.contrib import admin
+
+from . import queues
+from .roles import can_publish
+
+SHOWN = 8
+
+
+class NewsroomSite(admin.AdminSite):
+    """The admin as a newsroom: Skillo's name, and the queues on its home page."""
+
+    site_header = "Skillo newsroom"
+    site_title = "Skillo newsroom"
+    index_title = "Newsroom"
+    index_template = "admin/newsroom_index.html"
+
+    def index(self, request, extra_context=None):
+        user = request.user
+        dashboard = {}
+        if user.has_perm("news.view_article"):
+            review = queues.ready_for_review()
+            dashboard = {
+                "review": review[:SHOWN],
+                "review_count": review.count(),
+                "my_drafts": queues.drafts_of(user)[:SHOWN],
+                "scheduled": queues.scheduled_next()[:SHOWN],
+                "facts_due": queues.facts_due().order_by("facts_verified", "published_at")[:SHOWN],
+                "facts_due_count": queues.facts_due().count(),
+                "wanted": queues.wanted_titles()[:SHOWN],
+                "published": queues.recently_published()[:SHOWN],
+                "can_publish": can_publish(user),
+            }
+        return super().index(request, {**dashboard, **(extra_context or {})})

@@ -1,0 +1,106 @@
+"""The admin's home is the newsroom's dashboard: its queues, each opening the editor."""
+
+from datetime import date, timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from news.models import RelatedLink
+
+from .factories import ArticleFactory
+from .test_workflow import change_url
+
+pytestmark = pytest.mark.django_db
+HOME = reverse("admin:index")
+
+
+@pytest.fixture
+def editor(django_user_model):
+    user = django_user_model.objects.create_user("eddie", "e@example.org", "pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Editors"))
+    client = Client()
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def section(html, heading_id):
+    start = html.index(f'id="{heading_id}"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_the_admin_is_the_skillo_newsroom(editor):
+    html = editor.get(HOME).content.decode()
+    assert "<title>Newsroom | Skillo newsroom</title>" in html
+    assert "Django administration" not in html
+
+
+def test_ready_for_review_lists_submitted_articles_oldest_first(editor):
+    first = ArticleFactory(title="Waiting longest", status="review")
+    second = ArticleFactory(title="Waiting less", status="review")
+    ArticleFactory(title="Just a draft", draft=True)
+    queue = section(editor.get(HOME).content.decode(), "queue-review")
+    assert "Ready for review (2)" in queue
+    assert queue.index(change_url(first)) < queue.index(change_url(second))
+    assert "Just a draft" not in queue
+
+
+def test_scheduled_next_says_when(editor):
+    when = timezone.now().replace(microsecond=0) + timedelta(days=1)
+    article = ArticleFactory(title="Tomorrow's story", published_at=when)
+    queue = section(editor.get(HOME).content.decode(), "queue-scheduled")
+    assert change_url(article) in queue
+    assert f"{timezone.localtime(when):%-d %B %Y, %H:%M}" in queue
+
+
+def test_facts_due_open_the_editor_with_months_in_words(editor):
+    article = ArticleFactory(title="Old facts", facts_verified=date(2023, 9, 1))
+    queue = section(editor.get(HOME).content.decode(), "queue-facts")
+    assert f'<a href="{change_url(article)}">Old facts</a>' in queue
+    assert "verified September 2023" in queue
+    page = editor.get(reverse("admin:editorial_factsdue_changelist")).content.decode()
+    assert f'<a href="{change_url(article)}">Old facts</a>' in page
+    assert "September 2023" in page and "Sept. 1, 2023" not in page
+
+
+def test_wanted_articles_say_who_wants_them_with_a_write_it_link(editor):
+    wanting = ArticleFactory(title="Rust 1.80 ships")
+    RelatedLink.objects.create(article=wanting, title="Rust 2.0 ships")
+    queue = section(editor.get(HOME).content.decode(), "queue-wanted")
+    assert f'wanted by <a href="{change_url(wanting)}">Rust 1.80 ships</a>' in queue
+    assert f'href="{reverse("admin:news_article_add")}?title=Rust+2.0+ships">Write it' in queue
+
+
+def test_your_drafts_are_yours(editor):
+    mine = ArticleFactory(title="My draft", draft=True, updated_by=editor.user)
+    ArticleFactory(title="Someone else's draft", draft=True)
+    queue = section(editor.get(HOME).content.decode(), "queue-drafts")
+    assert change_url(mine) in queue and "Someone else" not in queue
+
+
+def test_recently_published_links_the_editor_and_the_page(editor):
+    article = ArticleFactory(title="Fresh news")
+    queue = section(editor.get(HOME).content.decode(), "queue-published")
+    assert change_url(article) in queue and article.get_absolute_url() in queue
+
+
+def test_the_dashboard_costs_the_same_queries_with_more_articles(editor):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            assert editor.get(HOME).status_code == 200
+        return len(queries)
+
+    ArticleFactory(status="review")
+    ArticleFactory(facts_verified=date(2023, 1, 1))
+    before = count()
+    for _ in range(5):
+        ArticleFactory(status="review")
+        ArticleFactory(facts_verified=date(2023, 1, 1))
+        RelatedLink.objects.create(article=ArticleFactory(), title="Not yet written")
+    assert count() == before
