@@ -3,7 +3,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
@@ -15,6 +15,7 @@ from taggit.models import Tag as TaggitTag
 from news.models import Article, ArticleAuthor, RelatedLink, Source, Tag
 from news.rendering import render_markdown
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
+from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
@@ -95,7 +96,6 @@ class ArticleAdmin(CompareVersionAdmin):
     list_filter = ["status", "tags", "event_date", "published_at"]
     search_fields = ["title", "summary", "body"]
     date_hierarchy = "published_at"
-    prepopulated_fields = {"slug": ["title"]}
     inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]
     autocomplete_fields = ["lead_image"]
     actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
@@ -131,7 +131,7 @@ class ArticleAdmin(CompareVersionAdmin):
     change_list_template = "admin/news/article/change_list.html"
 
     class Media:
-        js = ["editorial/admin-preview.js"]
+        js = ["editorial/admin-preview.js", "editorial/slug-fill.js"]
         css = {"all": ["editorial/admin-preview.css"]}
 
     # Who may do what
@@ -152,6 +152,17 @@ class ArticleAdmin(CompareVersionAdmin):
         if self._is_public_or_scheduled(obj) and not can_publish(request.user):
             return False
         return super().has_delete_permission(request, obj)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "slug":
+            field.widget.attrs.update(
+                {
+                    "data-slug-from": "id_title",
+                    "data-slug-url": reverse("admin:news_article_slug"),
+                }
+            )
+        return field
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
@@ -385,6 +396,11 @@ class ArticleAdmin(CompareVersionAdmin):
                 self.admin_site.admin_view(self.wanted_view),
                 name="news_article_wanted",
             ),
+            path(
+                "slug/",
+                self.admin_site.admin_view(self.slug_view),
+                name="news_article_slug",
+            ),
             *super().get_urls(),
         ]
 
@@ -408,6 +424,13 @@ class ArticleAdmin(CompareVersionAdmin):
             content_type="text/html; charset=utf-8",
             headers={"Cache-Control": "no-store, private"},
         )
+
+    def slug_view(self, request):
+        """The slug the server would make from ``text`` (the slug field's pre-fill)."""
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        text = request.GET.get("text", "")[:200]
+        return JsonResponse({"slug": slug_from_title(text) if text.strip() else ""})
 
     def wanted_view(self, request):
         """Related-link titles that match no article yet, most wanted first."""

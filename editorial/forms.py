@@ -65,6 +65,11 @@ class ArticleForm(forms.ModelForm):
         self.current_version = current_version
         if self.instance.pk and not self.is_bound:
             self.initial["loaded_version"] = current_version or self.instance.version
+        if "published_at" in self.fields:
+            # The zone the admin's date and time fields are read in, in the label itself.
+            self.fields[
+                "published_at"
+            ].label = f"Published ({timezone.get_current_timezone_name()})"
         if user is not None and not can_publish(user) and "status" in self.fields:
             # Writers never see a choice they may not make.
             self.fields["status"].choices = [

@@ -260,7 +260,7 @@ class Article(models.Model):
         max_length=100,
         unique=True,
         blank=True,
-        help_text="The article's address: /articles/<slug>/. Made from the title if left empty.",
+        help_text="The article's address: /articles/SLUG/. Made from the title if left empty.",
     )
     summary = models.TextField(
         blank=True,
@@ -294,8 +294,8 @@ class Article(models.Model):
         db_index=True,
         validators=[within_years],
         help_text=(
-            "When readers can see it. May be backdated to the event date; "
-            "a future time schedules the article."
+            "When readers can see it, in the newsroom's time zone. May be backdated to the "
+            "event date; a future time with the status Published schedules the article."
         ),
     )
     facts_verified = models.DateField(

@@ -16,7 +16,7 @@ class Author(models.Model):
     slug = models.SlugField(
         max_length=100,
         unique=True,
-        help_text="The author's address: /authors/<slug>/. Made from the name if left empty.",
+        help_text="The author's address: /authors/SLUG/. Made from the name if left empty.",
     )
     role = models.CharField(
         max_length=100,

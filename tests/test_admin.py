@@ -101,14 +101,13 @@ def test_add_article_with_sources_links_and_tags(editor_client):
     assert '<h2 id="what-happened">' in article.body_html
 
 
-def test_change_form_has_prefilled_slug_autocomplete_and_view_on_site(editor_client):
+def test_change_form_has_slug_prefill_autocomplete_and_view_on_site(editor_client):
     from django.contrib.contenttypes.models import ContentType
 
     article = ArticleFactory()
     page = editor_client.get(reverse("admin:news_article_change", args=[article.pk]))
     html = page.content.decode()
-    assert "&quot;id&quot;: &quot;#id_slug&quot;" in html
-    assert "&quot;dependency_ids&quot;: [&quot;#id_title&quot;]" in html
+    assert 'data-slug-from="id_title"' in html and "editorial/slug-fill" in html
     assert "admin-autocomplete" in html
     view_on_site = reverse(
         "admin:view_on_site", args=[ContentType.objects.get_for_model(article).pk, article.pk]
@@ -233,3 +232,17 @@ def test_the_admin_and_the_error_page_read_the_limits_from_the_model_layer():
     assert errors.LIMITS == {
         "body": "100,000", "sources": 50, "related_links": 50, "tags": 30,
     }  # fmt: skip
+
+
+def test_the_slug_prefill_is_the_servers_slug(editor_client):
+    url = reverse("admin:news_article_slug")
+    assert editor_client.get(url, {"text": "Go 1.23"}).json() == {"slug": "go-1-23"}
+    assert editor_client.get(url, {"text": "Привет, мир"}).json() == {"slug": "privet-mir"}
+    html = editor_client.get(ADD_URL).content.decode()
+    assert f'data-slug-url="{url}"' in html
+    assert "/articles/SLUG/" in html
+
+
+def test_the_publish_time_says_its_zone(editor_client, settings):
+    html = editor_client.get(ADD_URL).content.decode()
+    assert f"Published ({settings.TIME_ZONE})" in html

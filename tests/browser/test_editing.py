@@ -38,6 +38,8 @@ def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts
     with screenshots_on_failure(artifacts, "writer", writer):
         writer.goto(f"{site}/admin/news/article/add/")
         writer.fill("#id_title", TITLE)
+        # The slug is filled by the server's own rule as the title is typed.
+        expect(writer.locator("#id_slug")).to_have_value("browsers-ship-a-test-release")
         writer.fill("#id_summary", "A release made only for this test.")
         writer.fill("#id_body", "## What happened\n\nThe *test* release shipped.")
         writer.fill("#id_tags", "browsers, testing")
