@@ -19,6 +19,8 @@ import nh3
 from django.utils.text import slugify
 from markdown.treeprocessors import Treeprocessor
 
+from .highlight import TOKEN_CLASSES, highlight_blocks
+
 IMAGE_SCHEME = "image:"
 # Private-use characters: they survive sanitising as text, and mean nothing in articles
 # (render_markdown removes any an editor pasted, so no marker can be forged).
@@ -26,14 +28,15 @@ MARK_START, MARK_END = "\ue000", "\ue001"
 PLACEMENT = re.compile(
     MARK_START + r"image:(?P<key>[0-9a-f]{16,64}):(?P<words>[A-Za-z0-9_=-]*)" + MARK_END
 )
+_PRE = re.compile(r'<pre( class="highlight")?>')
 IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
 # A placement alone in its paragraph (the usual way), or inside one.
 _PLACEMENT_PARAGRAPH = re.compile(r"<p>\s*(" + PLACEMENT.pattern + r")\s*</p>")
 
 ALLOWED_TAGS = {
     "a", "abbr", "blockquote", "br", "code", "del", "em", "h2", "h3", "h4", "h5", "h6",
-    "hr", "li", "ol", "p", "pre", "strong", "sub", "sup", "table", "tbody", "td", "th",
-    "thead", "tr", "ul",
+    "hr", "li", "ol", "p", "pre", "span", "strong", "sub", "sup", "table", "tbody", "td",
+    "th", "thead", "tr", "ul",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
@@ -50,6 +53,8 @@ ALLOWED_ATTRIBUTES = {
     "*": set(),
 }
 URL_SCHEMES = {"http", "https", "mailto"}
+# Highlighted code: the classes news.highlight writes, and no others.
+ALLOWED_CLASSES = {"pre": {"highlight"}, "span": TOKEN_CLASSES}
 
 
 def heading_id(value, separator):
@@ -138,14 +143,19 @@ def render_markdown(text):
         output_format="html",
     )
     html = re.sub(r"<(/?)h1([ >])", r"<\1h2\2", html)
-    return nh3.clean(
+    html = highlight_blocks(html)
+    html = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        allowed_classes=ALLOWED_CLASSES,
         url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
+    # A code block wider than the column scrolls: keyboard users must be able to reach
+    # it to scroll it (after sanitising, which keeps no tabindex of the editor's).
+    return _PRE.sub(r'<pre\1 tabindex="0">', html)
 
 
 def html_to_text(fragment):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from news.rendering import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, render_markdown
+from news.rendering import ALLOWED_ATTRIBUTES, ALLOWED_CLASSES, ALLOWED_TAGS, render_markdown
 
 # The policy, stated independently of news/rendering.py.
 LINK_SCHEMES = {"http", "https", "mailto"}
@@ -71,8 +71,15 @@ def assert_policy(source):
         assert tag not in NEVER_TAGS, html
         allowed = ALLOWED_ATTRIBUTES.get(tag, set()) | ALLOWED_ATTRIBUTES.get("*", set())
         allowed |= {"rel"} if tag == "a" else set()
+        # Code blocks: focusable (they may scroll), highlighted with our classes only.
+        allowed |= {"tabindex"} if tag == "pre" else set()
+        allowed |= {"class"} if tag in ALLOWED_CLASSES else set()
         for name, value in attrs.items():
             assert name in allowed, html
+            if name == "tabindex":
+                assert value == "0", html
+            if name == "class":
+                assert set((value or "").split()) <= ALLOWED_CLASSES[tag], html
             assert not name.startswith("on"), html
             assert name != "style", html
             if name in URL_ATTRIBUTES:

@@ -1,6 +1,7 @@
 from datetime import date
 
 import pytest
+from django.utils.html import strip_tags
 
 from news.rendering import render_markdown
 from news.textformat import (
@@ -180,7 +181,13 @@ def test_a_markdown_body_is_read_exactly_as_written():
     html = render_markdown(parsed.body)
     assert '<a href="https://example.org/notes" rel="noopener noreferrer nofollow">' in html
     assert "<code>pip install x</code>" in html and "<br>" in html
-    assert "<pre><code>import x\n\n\n    print(x &lt; 2 &amp; {{ y }})\n</code></pre>" in html
+    # Highlighted (its language is named), and still the code as written.
+    code = html[
+        html.index('<pre class="highlight" tabindex="0"><code>') : html.index("</code></pre>")
+    ]
+    assert strip_tags(code).replace("&lt;", "<").replace("&amp;", "&") == (
+        "import x\n\n\n    print(x < 2 & {{ y }})\n"
+    )
     assert parsed.lines["body"] == 5
     assert [(s.title, s.publisher) for s in parsed.sources] == [("Notes", "Example")]
 
