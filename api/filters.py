@@ -5,12 +5,10 @@ import operator
 from functools import reduce
 
 from django.db.models import Q
-from django.shortcuts import get_object_or_404
 from rest_framework import serializers
 from rest_framework.pagination import CursorPagination
 
 from news.models import tagged
-from people.models import Author
 
 ORDERINGS = {
     "-published": ("-published_at", "-pk"),
@@ -63,13 +61,12 @@ class ArticleFilters(serializers.Serializer):
 LIST_PARAMETERS = (*ArticleFilters().fields, "cursor", "page_size")
 
 
-def filter_articles(articles, data, topic=None):
-    """``articles`` narrowed by the checked filters ``data``; ``topic`` is the tag
-    looked up by the view (news.topics, cached)."""
+def filter_articles(articles, data, topic=None, author=None):
+    """``articles`` narrowed by the checked filters ``data``; ``topic`` and ``author``
+    are those the view looked up for the ``tag`` and ``author`` filters."""
     if topic is not None:
         articles = articles.filter(tagged(topic.pk, topic.article_count))
-    if "author" in data:
-        author = get_object_or_404(Author.objects.only("pk"), slug=data["author"])
+    if author is not None:
         articles = articles.filter(authorships__author=author)
     for name, lookup in (
         ("published_after", "published_at__gte"),

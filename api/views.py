@@ -85,7 +85,7 @@ class ArticleList(ApiView, generics.ListAPIView):
         if not filters.is_valid():
             raise ValidationError(filters.errors)
         self.filters = data = filters.validated_data
-        topic = None
+        topic = author = None
         if "tag" in data:
             topic = self.get_topic(data["tag"])
             depends_on(self.request, TAG(topic.pk))
@@ -100,7 +100,7 @@ class ArticleList(ApiView, generics.ListAPIView):
             .select_related("lead_image")
             .prefetch_related("tags", byline_prefetch())
         )
-        return filter_articles(articles, data, topic)
+        return filter_articles(articles, data, topic, author)
 
     def get_topic(self, slug):
         if sees_drafts(self.request):
