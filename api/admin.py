@@ -1,7 +1,8 @@
 """API tokens and webhooks in the admin: the API's own concern, kept with the api app
-(editorial holds the newsroom's admin; these are for whoever runs integrations). No
-role group gets these permissions: only superusers manage them unless an admin grants
-them (a token that reads drafts is a key to unpublished work)."""
+(editorial holds the newsroom's admin; these are for whoever runs integrations). Only
+the Admins role has their permissions (editorial.roles gives Admins every permission,
+Writers and Editors a list without these): a token that reads drafts is a key to
+unpublished work."""
 
 from django import forms
 from django.contrib import admin, messages
