@@ -131,3 +131,8 @@ def test_the_admin_refuses_an_unknown_scope_and_saves_nothing(admin_client, admi
     assert response.status_code == 200
     assert "not one of the available choices" in response.content.decode()
     assert not ApiToken.objects.exists()
+
+
+@pytest.mark.parametrize("url", ["/admin/api/apitoken/", "/admin/api/webhook/"])
+def test_editors_cannot_manage_tokens_or_webhooks(editor_client, url):
+    assert editor_client.get(url).status_code == 403
