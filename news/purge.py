@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import transaction
+from django.dispatch import Signal
 
 from pagecache import purges
 from pagecache.store import cache_call, share
@@ -39,6 +40,12 @@ NAV_KEY = "nav:tags"
 
 _local = threading.local()
 
+# Sent after the commit, once the purges are done, with ``changes``: {article id:
+# (footprint before, footprint after)}, None for an article that did not exist before
+# (created) or no longer exists (deleted). Apps above news (the API's webhooks) learn
+# from it what was published, changed, unpublished or deleted, at no query of their own.
+articles_changed = Signal()
+
 
 def on_commit(callback):
     # One name to replace in tests, where pytest-django's transactions never commit.
@@ -48,9 +55,12 @@ def on_commit(callback):
 @dataclass(frozen=True)
 class Footprint:
     public: bool
+    # Published with a time still to come: it becomes public by itself then.
+    scheduled: bool
     published_at: datetime
     event_date: object
     title: str
+    slug: str
     tags: frozenset
     link_targets: frozenset
     link_titles: frozenset
@@ -60,7 +70,7 @@ class Footprint:
 def footprint(pk):
     row = (
         Article.objects.filter(pk=pk)
-        .values("status", "published_at", "event_date", "title")
+        .values("status", "published_at", "event_date", "title", "slug")
         .first()
     )
     if row is None:
@@ -68,12 +78,15 @@ def footprint(pk):
     tags = TaggedArticle.objects.filter(content_object=pk).values_list("tag_id", flat=True)
     links = list(RelatedLink.objects.filter(article_id=pk).values_list("target_id", "title"))
     authors = ArticleAuthor.objects.filter(article=pk).values_list("author_id", flat=True)
+    article = Article(status=row["status"], published_at=row["published_at"])
     return Footprint(
         # The one rule for what readers see (Article.is_published / .published()).
-        public=Article(status=row["status"], published_at=row["published_at"]).is_published(),
+        public=article.is_published(),
+        scheduled=article.is_scheduled,
         published_at=row["published_at"],
         event_date=row["event_date"],
         title=row["title"],
+        slug=row["slug"],
         tags=frozenset(tags),
         link_targets=frozenset(target for target, _ in links if target),
         link_titles=frozenset(title for target, title in links if not target and title),
@@ -130,11 +143,14 @@ def after_change(pk):
 def flush():
     """After the commit: purge the pages of every article changed in the transaction."""
     pending, _local.pending = _local.__dict__.get("pending", {}), {}
+    changes = {pk: (old, footprint(pk)) for pk, old in pending.items()}
     keys = set()
-    for pk, old in pending.items():
-        keys |= keys_to_purge(pk, old, footprint(pk))
+    for pk, (old, new) in changes.items():
+        keys |= keys_to_purge(pk, old, new)
     purges.purge(keys)
     purges.store_next_due()
+    if changes:
+        articles_changed.send(sender=Article, changes=changes)
 
 
 def tag_changed(tag_pk):
@@ -201,5 +217,5 @@ class ArticleSchedule(purges.Schedule):
             Article.objects.published().filter(published_at__gte=since).values_list("pk", flat=True)
         ):
             now = footprint(pk)
-            keys |= keys_to_purge(pk, replace(now, public=False), now)
+            keys |= keys_to_purge(pk, replace(now, public=False, scheduled=True), now)
         return keys

@@ -42,18 +42,24 @@ class Dependency:
 SCHEDULE = Dependency("schedule")
 
 
-def cached_page(*dependencies):
+def cached_page(*dependencies, parameters=None):
     """Mark a view as a public page kept whole for anonymous readers.
 
     ``dependencies`` are what every page of the view shows; the view adds the rest
     (the articles and topics of this one page) with ``depends_on``. Works on a view
     class, a view function and a callable object (a feed).
+
+    ``parameters``: the query parameters that change the response (an API's filters and
+    cursor), each kept apart in the cache; by default only the page number, so that
+    made-up parameters (``?utm_source=``) neither split nor flood the cache.
     """
     keys = tuple(dependency() for dependency in dependencies)
 
     def mark(view):
         if isinstance(view, type):
             view.page_dependencies = keys
+            if parameters is not None:
+                view.page_parameters = tuple(parameters)
             return view
 
         # A new function, so that a library's view (the sitemaps) is not changed for
@@ -63,9 +69,20 @@ def cached_page(*dependencies):
             return view(*args, **kwargs)
 
         page.page_dependencies = keys
+        if parameters is not None:
+            page.page_parameters = tuple(parameters)
         return page
 
     return mark
+
+
+def view_attribute(view, name):
+    """A mark cached_page left on ``view``: on the function or object, or on the class
+    of a class-based view."""
+    found = getattr(view, name, None)
+    if found is None:
+        found = getattr(getattr(view, "view_class", None), name, None)
+    return found
 
 
 def page_dependencies(request):
@@ -74,11 +91,7 @@ def page_dependencies(request):
     match = getattr(request, "resolver_match", None)
     if match is None:
         return None
-    view = match.func
-    found = getattr(view, "page_dependencies", None)
-    if found is None:
-        found = getattr(getattr(view, "view_class", None), "page_dependencies", None)
-    return found
+    return view_attribute(match.func, "page_dependencies")
 
 
 def depends_on(request, *keys):

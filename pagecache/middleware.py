@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.urls import Resolver404, get_resolver
 from django.utils.cache import (
     get_conditional_response,
     patch_cache_control,
@@ -21,25 +22,46 @@ from django.utils.cache import (
 )
 from django.utils.http import http_date
 
-from .dependencies import SCHEDULE, page_dependencies
+from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
-# that made-up parameters can neither split nor flood the cache.
+# that made-up parameters can neither split nor flood the cache. A view may name its own
+# (cached_page(parameters=...): an API's filters and cursor).
 KEPT_PARAMETERS = ("page", "p")
 
 
+def kept_parameters(request):
+    """The parameters the view at this address declared, else KEPT_PARAMETERS. The URL is
+    resolved here since the key is needed before the view runs (a few microseconds)."""
+    try:
+        match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
+    except Resolver404:
+        return KEPT_PARAMETERS
+    return view_attribute(match.func, "page_parameters") or KEPT_PARAMETERS
+
+
 def page_key(request):
-    kept = [(name, request.GET[name]) for name in KEPT_PARAMETERS if name in request.GET]
+    kept = [
+        (name, value)
+        for name in sorted(kept_parameters(request))
+        for value in request.GET.getlist(name)
+    ]
     address = f"{request.scheme}://{request.get_host()}{request.path}?{urlencode(kept)}"
     # Hashed: an address can be long or odd, a cache key must not be.
     return f"page:{hashlib.md5(address.encode(), usedforsecurity=False).hexdigest()}"
 
 
 def is_anonymous_request(request):
-    return request.method in {"GET", "HEAD"} and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    # A request with credentials (an API token) may see more than the public: like a
+    # session's, it is never served a stored page nor stored (RFC 9111, 3.5).
+    return (
+        request.method in {"GET", "HEAD"}
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "HTTP_AUTHORIZATION" not in request.META
+    )
 
 
 def public_cache_control(response, max_age):

@@ -24,6 +24,8 @@ urlpatterns = [
         name="sitemap-section",
     ),
     path("search/", include("search.urls")),
+    # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
+    path("", include("api.urls")),
     path("", include("news.urls")),
 ]
 

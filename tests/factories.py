@@ -1,8 +1,10 @@
 from datetime import timedelta
 
 import factory
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from api.models import ApiToken, Event, Webhook, WebhookHost
 from images.models import Image, Licence
 from images.uploads import check_upload
 from news.models import Article, ArticleAuthor, RelatedLink, Source
@@ -106,3 +108,48 @@ class ImageFactory(factory.django.DjangoModelFactory):
         image.take(file, check_upload(file))
         image.save()
         return image
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ["username"]
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    is_staff = True
+
+
+class ApiTokenFactory(factory.django.DjangoModelFactory):
+    """An API token; ``token.secret`` is what a client sends (stored only hashed)."""
+
+    class Meta:
+        model = ApiToken
+
+    name = "Newsletter tool"
+    user = factory.SubFactory(UserFactory)
+    scopes = factory.LazyFunction(list)
+
+    @classmethod
+    def _create(cls, model_class, **kwargs):
+        token = model_class(**kwargs)
+        secret = token.issue()
+        token.save()
+        token.secret = secret
+        return token
+
+
+class WebhookHostFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = WebhookHost
+        django_get_or_create = ["host"]
+
+    host = "127.0.0.1"
+
+
+class WebhookFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Webhook
+
+    name = "Partner site"
+    url = "http://127.0.0.1:9/hooks/"
+    events = factory.LazyFunction(lambda: list(Event.values))

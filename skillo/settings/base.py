@@ -54,6 +54,10 @@ INSTALLED_APPS = [
     "images",
     "search",
     "editorial",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -253,6 +257,46 @@ SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
 SKILLO_PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", "3600"))
 SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
+
+# The content API (the api app, README "API"). Tokens only (no session: a browser's
+# cookies never reach it); JSON only. Anonymous clients are limited per address, counted
+# in the default cache: each process's own with locmem (so the limit is per process),
+# shared with Redis (CACHE_URL). Answers from the page cache are not counted: they cost
+# no query.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["api.auth.TokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_ANON_RATE", "120/min"),
+        "user": os.environ.get("API_TOKEN_RATE", "1200/min"),
+    },
+    # The client's address as login lockouts see it (skillo/proxy.py): with no proxy the
+    # forgeable X-Forwarded-For is ignored.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "URL_FORMAT_OVERRIDE": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Skillo content API",
+    "DESCRIPTION": "Published Skillo articles, topics and authors, read-only.",
+    "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the site's own static files: the CSP allows no other origin.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+}
+# The site's address, for webhook payloads (sent with no request to take it from).
+SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Webhooks never go to loopback, private or link-local addresses (the app's own
+# network); only the tests, whose receiver listens on 127.0.0.1, turn this on.
+SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.

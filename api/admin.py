@@ -1,0 +1,109 @@
+"""API tokens and webhooks in the admin: the API's own concern, kept with the api app
+(editorial holds the newsroom's admin; these are for whoever runs integrations). Only
+the Admins role has their permissions (editorial.roles gives Admins every permission,
+Writers and Editors a list without these): a token that reads drafts is a key to
+unpublished work."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from .delivery import send_again
+from .models import ApiToken, Attempt, Delivery, Event, Scope, Webhook, WebhookHost
+
+
+class ApiTokenForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None: what the public site shows, at a higher rate limit.",
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ["name", "user", "scopes", "expires_at"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    form = ApiTokenForm
+    list_display = ["name", "prefix", "user", "scopes", "created_at", "expires_at", "revoked_at"]
+    list_filter = ["revoked_at", "created_at"]
+    search_fields = ["name", "prefix", "user__username"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["prefix", "created_at", "revoked_at"]
+    actions = ["revoke"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            token = obj.issue()
+            self.message_user(
+                request,
+                f"The token, shown this once (only its hash is kept): {token}",
+                messages.WARNING,
+            )
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} tokens.")
+
+
+@admin.register(WebhookHost)
+class WebhookHostAdmin(admin.ModelAdmin):
+    list_display = ["host", "note"]
+    search_fields = ["host", "note"]
+
+
+class WebhookForm(forms.ModelForm):
+    events = forms.MultipleChoiceField(choices=Event.choices, widget=forms.CheckboxSelectMultiple)
+
+    class Meta:
+        model = Webhook
+        fields = ["name", "url", "events", "secret", "active"]
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    form = WebhookForm
+    list_display = ["name", "url", "events", "active", "created_at"]
+    list_filter = ["active"]
+    search_fields = ["name", "url"]
+
+
+class AttemptInline(admin.TabularInline):
+    model = Attempt
+    fields = ["at", "status_code", "error", "duration_ms"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(admin.ModelAdmin):
+    list_display = [
+        "pk", "event", "webhook", "article_id", "state", "attempts", "last_status", "due_at",
+        "created_at",
+    ]  # fmt: skip
+    list_filter = ["state", "event", "webhook"]
+    list_select_related = ["webhook"]
+    date_hierarchy = "created_at"
+    readonly_fields = [
+        "webhook", "event", "article_id", "payload", "state", "due_at", "scheduled_for",
+        "attempts", "created_at", "last_status",
+    ]  # fmt: skip
+    inlines = [AttemptInline]
+    actions = ["send_again_action"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Send again", permissions=["change"])
+    def send_again_action(self, request, queryset):
+        count = send_again(queryset)
+        self.message_user(request, f"{count} deliveries will be sent again by the worker.")

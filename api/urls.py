@@ -1,0 +1,18 @@
+from django.urls import path
+
+from . import jsonfeed, views
+
+app_name = "api"
+
+urlpatterns = [
+    path("api/v1/articles/", views.ArticleList.as_view(), name="articles"),
+    path("api/v1/articles/<slug:slug>/", views.ArticleDetail.as_view(), name="article"),
+    path("api/v1/tags/", views.TagList.as_view(), name="tags"),
+    path("api/v1/tags/<slug:slug>/", views.TagDetail.as_view(), name="tag"),
+    path("api/v1/authors/", views.AuthorList.as_view(), name="authors"),
+    path("api/v1/authors/<slug:slug>/", views.AuthorDetail.as_view(), name="author"),
+    path("api/v1/schema/", views.Schema.as_view(), name="schema"),
+    path("api/v1/docs/", views.Docs.as_view(url_name="api:schema"), name="docs"),
+    path("feed.json", jsonfeed.LatestArticlesJsonFeed(), name="feed"),
+    path("tags/<slug:slug>/feed.json", jsonfeed.TagJsonFeed(), name="tag-feed"),
+]

@@ -1,0 +1,61 @@
+"""Each endpoint's SQL queries, uncached, stay the same whatever the number of articles,
+tags, sources, links and authors (README, "API")."""
+
+import pytest
+
+from tests.conftest import count_queries
+from tests.factories import (
+    ArticleFactory,
+    AuthorFactory,
+    AuthorLinkFactory,
+    ImageFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+# (url, queries): the figures in the README. Topics cost none: their counts are kept in
+# the cache (news.topics). An article: itself with its lead image, tags, sources,
+# related links, authors, their links, the articles linking to it, the library images
+# in its text.
+EXPECTED = {
+    "/api/v1/articles/": 3,
+    "/api/v1/articles/?tag=t0": 3,
+    "/api/v1/articles/?author=writer-0": 4,
+    "/api/v1/articles/main-0/": 8,
+    "/api/v1/tags/": 0,
+    "/api/v1/tags/t0/": 0,
+    "/api/v1/authors/": 3,
+    "/api/v1/authors/writer-0/": 2,
+    "/feed.json": 5,
+}
+
+
+def build(size):
+    """``size`` articles, each with ``size`` tags, sources, links and authors (and
+    links of theirs), a lead image and a library image in the text."""
+    picture = ImageFactory()
+    authors = [AuthorFactory(name=f"Writer {n}", photo=picture) for n in range(size)]
+    for author in authors:
+        AuthorLinkFactory(author=author)
+    tags = [f"t{n}" for n in range(size)]
+    for n in range(size):
+        article = ArticleFactory(
+            title=f"Main {n}",
+            tags=tags,
+            authors=authors,
+            lead_image=picture,
+            body=f"Intro.\n\n![](image:{picture.key})\n",
+        )
+        for _ in range(size):
+            SourceFactory(article=article)
+            RelatedLinkFactory(article=article, target=ArticleFactory(title=f"Target {_}"))
+            RelatedLinkFactory(article=ArticleFactory(title=f"Ref {n} {_}"), target=article)
+
+
+@pytest.mark.parametrize("size", [1, 5])
+@pytest.mark.parametrize("url", list(EXPECTED))
+def test_query_count_does_not_grow(client, media_root, url, size):
+    build(size)
+    assert count_queries(client, url) == EXPECTED[url]

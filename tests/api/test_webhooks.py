@@ -1,0 +1,273 @@
+"""Webhooks: queued after the commit without contacting anyone, delivered signed to a
+local receiver by the worker, retried after failures for a day, refused for hosts and
+addresses that are not allowed, and sent again from the admin."""
+
+import http.server
+import json
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.utils import timezone
+
+from api.delivery import send_due
+from api.models import Delivery, Event, Webhook
+from api.webhooks import verify
+from news.models import Article
+from tests.factories import ArticleFactory, WebhookFactory, WebhookHostFactory
+
+pytestmark = pytest.mark.django_db
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """A partner's endpoint on 127.0.0.1: answers each POST with the next of
+    ``statuses`` (then 200) and keeps what it got."""
+
+    def __init__(self):
+        self.got, self.statuses = [], []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(handler):
+                body = handler.rfile.read(int(handler.headers["Content-Length"]))
+                self.got.append((dict(handler.headers), body))
+                handler.send_response(self.statuses.pop(0) if self.statuses else 200)
+                handler.end_headers()
+
+            def log_message(handler, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server_address[1]}/hooks/skillo/"
+
+
+@pytest.fixture
+def receiver(settings):
+    # The receiver listens on loopback, which webhooks refuse outside the tests.
+    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+    server = Receiver()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def hook(receiver):
+    WebhookHostFactory(host="127.0.0.1")
+    return WebhookFactory(url=receiver.url)
+
+
+def test_a_publication_is_queued_without_contacting_the_receiver(hook, receiver):
+    article = ArticleFactory(title="Fresh")
+    delivery = Delivery.objects.get()
+    assert (delivery.event, delivery.article_id) == (Event.PUBLISHED, article.pk)
+    assert receiver.got == []
+
+
+def test_the_worker_delivers_it_signed(hook, receiver):
+    article = ArticleFactory(title="Fresh")
+    assert send_due() == 1
+    [(headers, body)] = receiver.got
+    assert verify(hook.secret, headers["Skillo-Signature"], body, now=int(time.time()))
+    payload = json.loads(body)
+    assert payload["event"] == "article.published"
+    assert payload["article"]["id"] == article.pk
+    assert payload["article"]["api_url"].endswith(f"/api/v1/articles/{article.slug}/")
+    assert headers["Skillo-Event"] == "article.published"
+    assert Delivery.objects.get().state == Delivery.State.DELIVERED
+
+
+def test_a_signature_with_another_secret_or_an_old_time_does_not_verify(hook, receiver):
+    ArticleFactory()
+    send_due()
+    [(headers, body)] = receiver.got
+    now = int(time.time())
+    assert not verify("another secret", headers["Skillo-Signature"], body, now=now)
+    assert not verify(hook.secret, headers["Skillo-Signature"], body, now=now + 600)
+    assert not verify(hook.secret, headers["Skillo-Signature"], body + b" ", now=now)
+
+
+def test_a_failed_delivery_is_retried_with_back_off_and_logged(hook, receiver):
+    receiver.statuses = [500]
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    assert (delivery.state, delivery.attempts, delivery.last_status) == ("pending", 1, "500")
+    assert send_due() == 0, "not due again before its back-off"
+    assert send_due(now=timezone.now() + timedelta(seconds=61)) == 1
+    delivery.refresh_from_db()
+    assert delivery.state == Delivery.State.DELIVERED
+    assert [attempt.status_code for attempt in delivery.log.all()] == [500, 200]
+    assert len(receiver.got) == 2
+
+
+def test_back_off_doubles_and_gives_up_after_a_day(hook, receiver, time_machine):
+    receiver.statuses = [503] * 30
+    ArticleFactory()
+    waits, last = [], timezone.now()
+    while Delivery.objects.get().state == Delivery.State.PENDING:
+        due = Delivery.objects.get().due_at
+        waits.append(round((due - last).total_seconds() / 60))
+        time_machine.move_to(due)
+        last = due
+        send_due()
+    assert waits[1:5] == [1, 2, 4, 8]
+    assert Delivery.objects.get().state == Delivery.State.FAILED
+    assert Delivery.objects.get().log.last().at < Delivery.objects.get().created_at + timedelta(
+        days=1
+    )
+
+
+def test_an_unreachable_receiver_is_logged_and_retried(hook, receiver):
+    hook.url = "http://127.0.0.1:9/closed/"
+    hook.save()
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    assert delivery.state == Delivery.State.PENDING
+    assert "ConnectionRefusedError" in delivery.log.get().error
+
+
+def test_a_save_never_waits_for_a_slow_receiver(hook, receiver):
+    # Nothing is sent while saving, so a receiver that hangs cannot slow it: the save
+    # makes one insert and no connection.
+    receiver.statuses = []
+    ArticleFactory()
+    assert receiver.got == []
+    assert Delivery.objects.get().attempts == 0
+
+
+# As in production, purges (and so webhooks) wait for transaction.on_commit.
+@pytest.mark.page_cache
+def test_deliveries_are_queued_only_after_the_commit(hook, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        ArticleFactory()
+        assert not Delivery.objects.exists()
+    for callback in callbacks:
+        callback()
+    assert Delivery.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "event"),
+    [
+        (lambda a: setattr(a, "summary", "New.") or a.save(), Event.UPDATED),
+        (lambda a: setattr(a, "status", Article.Status.DRAFT) or a.save(), Event.UNPUBLISHED),
+        (lambda a: a.delete(), Event.DELETED),
+    ],
+    ids=["updated", "unpublished", "deleted"],
+)
+def test_each_change_of_a_public_article_makes_its_event(hook, change, event):
+    article = ArticleFactory()
+    Delivery.objects.all().delete()
+    change(article)
+    assert [d.event for d in Delivery.objects.all()] == [event]
+
+
+def test_a_drafts_edits_and_deletion_make_no_event(hook):
+    draft = ArticleFactory(draft=True)
+    draft.summary = "Still a draft."
+    draft.save()
+    draft.delete()
+    assert not Delivery.objects.exists()
+
+
+def test_a_scheduled_article_is_announced_when_it_comes_due(hook, receiver, time_machine):
+    article = ArticleFactory(scheduled=True)
+    delivery = Delivery.objects.get()
+    assert delivery.due_at == article.published_at
+    assert send_due() == 0
+    time_machine.move_to(article.published_at + timedelta(seconds=1))
+    assert send_due() == 1
+    assert json.loads(receiver.got[0][1])["event"] == "article.published"
+
+
+def test_a_rescheduled_article_is_announced_once_at_its_new_time(hook, receiver, time_machine):
+    article = ArticleFactory(scheduled=True)
+    first_time = article.published_at
+    article.published_at = first_time + timedelta(days=1)
+    article.save()
+    time_machine.move_to(first_time + timedelta(seconds=1))
+    send_due()
+    assert receiver.got == []
+    time_machine.move_to(article.published_at + timedelta(seconds=1))
+    send_due()
+    assert len(receiver.got) == 1
+    assert sorted(Delivery.objects.values_list("state", flat=True)) == ["cancelled", "delivered"]
+
+
+def test_only_subscribed_events_are_queued(receiver):
+    WebhookHostFactory(host="127.0.0.1")
+    WebhookFactory(url=receiver.url, events=[Event.DELETED])
+    ArticleFactory()
+    assert not Delivery.objects.exists()
+
+
+def test_a_webhook_to_a_host_not_allowed_is_refused_and_saves_nothing(db):
+    hook = Webhook(name="Partner", url="https://evil.example/hook", events=[Event.PUBLISHED])
+    with pytest.raises(ValidationError, match="not allowed"):
+        hook.full_clean()
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://127.0.0.1/x", "file:///etc/passwd", "http://u:p@127.0.0.1/"]
+)
+def test_only_plain_http_and_https_urls(db, url):
+    WebhookHostFactory(host="127.0.0.1")
+    hook = Webhook(name="Partner", url=url, events=[Event.PUBLISHED])
+    with pytest.raises(ValidationError):
+        hook.full_clean()
+
+
+def test_a_host_no_longer_allowed_is_refused_at_sending(hook, receiver):
+    ArticleFactory()
+    hook_host = WebhookHostFactory(host="127.0.0.1")
+    hook_host.delete()
+    send_due()
+    assert receiver.got == []
+    assert "not allowed" in Delivery.objects.get().log.get().error
+
+
+def test_loopback_is_refused_outside_the_tests(hook, receiver, settings):
+    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    ArticleFactory()
+    send_due()
+    assert receiver.got == []
+    assert "non-public address (127.0.0.1)" in Delivery.objects.get().log.get().error
+
+
+def test_send_again_from_the_admin(hook, receiver, admin_client):
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    response = admin_client.post(
+        "/admin/api/delivery/",
+        {"action": "send_again_action", "_selected_action": [delivery.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert Delivery.objects.get().state == Delivery.State.PENDING
+    send_due()
+    assert len(receiver.got) == 2
+
+
+def test_the_delivery_log_shows_each_attempt_in_the_admin(hook, receiver, admin_client):
+    receiver.statuses = [500]
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    page = admin_client.get(f"/admin/api/delivery/{delivery.pk}/change/").content.decode()
+    assert "500" in page
+
+
+def test_the_command_sends_what_is_due(hook, receiver):
+    ArticleFactory()
+    call_command("send_webhooks", verbosity=0)
+    assert len(receiver.got) == 1
