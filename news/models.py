@@ -578,6 +578,17 @@ class Article(models.Model):
         return ""
 
 
+class SourceQuerySet(models.QuerySet):
+    def cited_urls(self):
+        """The distinct URLs that published articles cite (what check_sources checks)."""
+        return (
+            self.filter(article__in=Article.objects.published())
+            .exclude(url="")
+            .values_list("url", flat=True)
+            .distinct()
+        )
+
+
 class Source(models.Model):
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveIntegerField(default=0)
@@ -590,6 +601,8 @@ class Source(models.Model):
         validators=[http_url_validator],
         help_text="Optional; http or https only.",
     )
+
+    objects = SourceQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "pk"]
