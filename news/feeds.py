@@ -14,8 +14,8 @@ from images.renditions import social_rendition
 from pagecache.dependencies import cached_page
 from people.models import Author
 
-from .dependencies import FEEDS
-from .models import Article, tagged
+from .dependencies import CORRECTIONS, FEEDS
+from .models import Article, Correction, tagged
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
@@ -229,3 +229,38 @@ class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):
 
     def subtitle(self, author):
         return self.description(author)
+
+
+# Article titles (any public change purges FEEDS) and the corrections themselves.
+@cached_page(FEEDS, CORRECTIONS)
+class CorrectionsFeed(Feed):
+    """Every correction, newest first, each linking to its place on the article page."""
+
+    feed_type = Rss201rev2Feed
+    title = "Skillo: corrections"
+    description = "Every correction to a Skillo article, newest first."
+    item_guid_is_permalink = False
+
+    def feed_guid(self):
+        return tag_uri(FEED_ID_DATE, "feed:corrections")
+
+    def link(self):
+        return reverse("news:corrections")
+
+    def items(self):
+        return Correction.objects.public()[:FEED_SIZE]
+
+    def item_title(self, correction):
+        return xml_text(f"Correction: {correction.article.title}")
+
+    def item_description(self, correction):
+        return xml_text(escape(correction.note))
+
+    def item_link(self, correction):
+        return correction.get_absolute_url()
+
+    def item_guid(self, correction):
+        return tag_uri(FEED_ID_DATE, f"correction:{correction.pk}")
+
+    def item_pubdate(self, correction):
+        return correction.published_at
