@@ -174,9 +174,9 @@ def correction_changed(article_pk):
     """A correction or update added, edited or removed: the article's page (which shows
     it), /corrections/ and its feed, and the feeds and sitemaps (its dates)."""
     keys = {
-        ARTICLE(article_pk),
+        ARTICLE(article_pk),  # its page shows it
         CORRECTIONS(),
-        FEEDS(),
+        FEEDS(),  # and the sitemap lists /corrections/ with its lastmod
     }
     on_commit(lambda: purges.purge(keys))
 
