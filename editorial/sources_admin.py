@@ -165,7 +165,7 @@ class SourceToFixAdmin(admin.ModelAdmin):
                 request, f"Ignoring {count} URL(s) until {until:%d %B %Y}.", messages.SUCCESS
             )
             return None
-        return self.action_form(request, queryset, form, "Ignore source URLs")
+        return self.render_action_form(request, queryset, form, "Ignore source URLs")
 
     def one_row_form(self, request, queryset, form_class, title, apply, done):
         """An action asking for one URL, for one selected row."""
@@ -181,9 +181,9 @@ class SourceToFixAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )  # fmt: skip
             return None
-        return self.action_form(request, queryset, form, title)
+        return self.render_action_form(request, queryset, form, title)
 
-    def action_form(self, request, queryset, form, title):
+    def render_action_form(self, request, queryset, form, title):
         return render(
             request,
             "admin/editorial/sourcetofix/action.html",
