@@ -1,5 +1,5 @@
 import copy
-from datetime import date
+from datetime import UTC, date, datetime, time
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -57,6 +57,11 @@ class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
         # The desk's name for an article without authors, as before bylines.
         for name in [name for name, _ in item["authors"]] or [item["author_name"]]:
             handler.addQuickElement("dc:creator", name)
+
+
+class RssStableWhenEmpty(StableWhenEmpty, Rss201rev2Feed):
+    """RSS whose date, with no items, is ``updated_when_empty`` rather than the time of
+    the request."""
 
 
 class AtomWithContent(StableWhenEmpty, Atom1Feed):
@@ -236,7 +241,7 @@ class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):
 class CorrectionsFeed(Feed):
     """Every correction, newest first, each linking to its place on the article page."""
 
-    feed_type = Rss201rev2Feed
+    feed_type = RssStableWhenEmpty
     title = "Skillo: corrections"
     description = "Every correction to a Skillo article, newest first."
     item_guid_is_permalink = False
@@ -249,6 +254,10 @@ class CorrectionsFeed(Feed):
 
     def items(self):
         return Correction.objects.public()[:FEED_SIZE]
+
+    def feed_extra_kwargs(self, obj):
+        # Without corrections yet the feed does not change on every request.
+        return {"updated_when_empty": datetime.combine(FEED_ID_DATE, time.min, tzinfo=UTC)}
 
     def item_title(self, correction):
         return xml_text(f"Correction: {correction.article.title}")

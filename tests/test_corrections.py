@@ -192,3 +192,9 @@ def test_the_correction_admin_links_to_the_diff(editor, admin, article):
     correction = Correction.objects.get()
     page = admin.get(reverse("admin:news_correction_change", args=[correction.pk]))
     assert "Compare with the version before" in page.content.decode()
+
+
+def test_the_corrections_feed_without_corrections_does_not_change(client, time_machine):
+    first = client.get(reverse("news:corrections-feed")).content
+    time_machine.move_to(timezone.now() + timedelta(hours=1))
+    assert client.get(reverse("news:corrections-feed")).content == first
