@@ -8,11 +8,13 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.http import urlencode
+from reversion.models import Version
 from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
-from news.models import Article, ArticleAuthor, RelatedLink, Source, Tag
+from news.models import Article, ArticleAuthor, Correction, RelatedLink, Source, Tag
 from news.rendering import render_markdown
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 from news.slugs import slug_from_title
@@ -194,6 +196,16 @@ class ArticleAdmin(CompareVersionAdmin):
         )
         return super().revision_view(request, object_id, version_id, extra_context)
 
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None and obj.is_published():
+            # Only what readers have seen gets a public note (ArticleForm checks it too).
+            fieldsets = [
+                *fieldsets,
+                ("Correction or update", {"fields": ["change_kind", "change_note"]}),
+            ]
+        return fieldsets
+
     def save_model(self, request, obj, form, change):
         old_status = form.initial.get("status") if change else None
         request.skillo_step = workflow.step(old_status, obj)
@@ -204,6 +216,14 @@ class ArticleAdmin(CompareVersionAdmin):
             obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
         workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
+        if change and form.cleaned_data.get("change_kind"):
+            # Made when this save's revision is stored, tied to it (its diff).
+            reversion.add_meta(
+                Correction,
+                article=obj,
+                kind=form.cleaned_data["change_kind"],
+                note=form.cleaned_data["change_note"],
+            )
 
     def construct_change_message(self, request, form, formsets, add=False):
         """The history's words: the workflow step with its note, or what was changed,
@@ -218,7 +238,7 @@ class ArticleAdmin(CompareVersionAdmin):
             changed = [
                 str(form.fields[name].label or name)
                 for name in form.changed_data
-                if name not in {"loaded_version", "workflow_note"}
+                if name not in {"loaded_version", "workflow_note", "change_kind", "change_note"}
             ]
             changed += [
                 str(formset.model._meta.verbose_name_plural)
@@ -226,6 +246,9 @@ class ArticleAdmin(CompareVersionAdmin):
                 if formset.has_changed()
             ]
             words = "Changed " + ", ".join(changed).lower() if changed else "Saved unchanged"
+        if form.cleaned_data.get("change_kind"):
+            kind = dict(form.fields["change_kind"].choices)[form.cleaned_data["change_kind"]]
+            words += f"; public {kind.lower()}: {form.cleaned_data['change_note']}"
         return f"{words}. Note: {note}" if note else words
 
     # Columns
@@ -500,6 +523,61 @@ class FactsDueAdmin(admin.ModelAdmin):
         )
 
 
+@admin.register(Correction)
+class CorrectionAdmin(CompareVersionAdmin):
+    """Corrections and updates: made with an article's save. Only admins may edit or
+    remove one (editors lack the permissions), and each edit or removal is a revision of
+    its own, with who and when (History; removed ones under "Recover deleted")."""
+
+    list_display = ["article", "kind", "published_at", "short_note", "diff_link"]
+    list_filter = ["kind", "published_at"]
+    list_select_related = ["article", "revision"]
+    search_fields = ["note", "article__title"]
+    date_hierarchy = "published_at"
+    fields = ["article", "kind", "published_at", "note", "diff_link"]
+    readonly_fields = ["article", "kind", "published_at", "diff_link"]
+    # One at a time, each with its own revision: no bulk deletion.
+    actions = None
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="note")
+    def short_note(self, correction):
+        return correction.note if len(correction.note) <= 80 else correction.note[:79] + "…"
+
+    @admin.display(description="the change")
+    def diff_link(self, correction):
+        """The article's revision that came with the note, compared with the one before."""
+        if correction.revision is None:
+            return "none"
+        versions = list(
+            Version.objects.get_for_object_reference(Article, correction.article_id)
+            .filter(revision_id__lte=correction.revision_id)
+            .order_by("-revision_id")
+            .values_list("pk", flat=True)[:2]
+        )
+        if len(versions) < 2:
+            return "none"
+        url = reverse("admin:news_article_compare", args=[correction.article_id])
+        query = urlencode({"version_id1": versions[1], "version_id2": versions[0]})
+        return format_html('<a href="{}?{}">Compare with the version before</a>', url, query)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        # The page changed: dateModified and the sitemap's lastmod move.
+        Article.objects.filter(pk=obj.article_id).update(updated_at=timezone.now())
+
+    def delete_model(self, request, obj):
+        # The note as it was, kept in a revision saying who removed it.
+        with reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment(f"Removed this {obj.get_kind_display().lower()}.")
+            reversion.add_to_revision(obj)
+        super().delete_model(request, obj)
+        Article.objects.filter(pk=obj.article_id).update(updated_at=timezone.now())
+
+
 class AuthorLinkInline(admin.TabularInline):
     model = AuthorLink
     fields = ["position", "label", "url"]
@@ -556,4 +634,4 @@ class TagAdmin(admin.ModelAdmin):
         return tag.articles
 
 
-from . import image_admin  # noqa: E402, F401 - registers the image library
+from . import image_admin, sources_admin  # noqa: E402, F401 - more of the admin

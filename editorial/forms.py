@@ -4,7 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from news.models import Article
+from news.models import Article, Correction
 from news.rules import within_years
 from news.slugs import lock_article_slugs, slug_from_title
 from people.models import Author
@@ -37,6 +37,22 @@ class ArticleForm(forms.ModelForm):
             "article, send it back or publish it, and kept in its history."
         ),
     )
+    # A public note tied to this save's revision (news.Correction); published articles only.
+    change_kind = forms.ChoiceField(
+        label="Public note",
+        required=False,
+        choices=[("", "None: a silent fix (typos, wording)"), *Correction.Kind.choices],
+        help_text="A correction is shown at the top of the article and on /corrections/; "
+        "an update at its end.",
+    )
+    change_note = forms.CharField(
+        label="Note for readers",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        validators=Correction._meta.get_field("note").validators,
+        help_text="What was wrong and what it now says, or what is new. Cannot be removed "
+        "or edited later except by an admin.",
+    )
 
     class Meta:
         model = Article
@@ -59,6 +75,8 @@ class ArticleForm(forms.ModelForm):
     def __init__(self, *args, user=None, current_version=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
+        # Read before the form changes the instance: notes are for articles readers saw.
+        self.was_public = bool(self.instance.pk) and self.instance.is_published()
         # Restoring a revision loads its old field values, version included, into the
         # instance and (inside the view's transaction) the row; the admin passes the
         # version the article had before that.
@@ -98,6 +116,7 @@ class ArticleForm(forms.ModelForm):
             # below sees a slug another editor is saving at this moment (a form error,
             # not an IntegrityError).
             lock_article_slugs()
+        self._check_note(cleaned)
         if self.instance.pk:
             self._check_not_stale(cleaned.get("loaded_version"))
         if (
@@ -116,6 +135,22 @@ class ArticleForm(forms.ModelForm):
                 "workflow_note", "Say what to change: the writer gets this note by e-mail."
             )
         return cleaned
+
+    def _check_note(self, cleaned):
+        kind = cleaned.get("change_kind")
+        cleaned["change_note"] = note = (cleaned.get("change_note") or "").strip()
+        if not kind and not note:
+            return
+        if not self.was_public:
+            self.add_error(
+                None,
+                "Corrections and updates are for published articles: readers have not seen "
+                "this one yet, so change it without a note.",
+            )
+        elif not kind:
+            self.add_error("change_kind", "Choose correction or update for this note.")
+        elif not note:
+            self.add_error("change_note", "Write the note readers will see.")
 
     def _check_not_stale(self, loaded_version):
         # Locks the row until this save's transaction ends (the admin wraps it in one).

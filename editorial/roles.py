@@ -11,12 +11,16 @@ WRITER = [
     "news.add_articleauthor", "news.change_articleauthor", "news.delete_articleauthor",
     "news.view_articleauthor", "people.view_author", "people.view_authorlink",
     "images.add_image", "images.change_image", "images.view_image",
+    # Corrections are made with an article's save; changing or removing one is for admins.
+    "news.view_correction", "editorial.view_sourcetofix",
 ]  # fmt: skip
 EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.view_tag",
           "news.change_tag", "images.delete_image",
           # Editors keep the authors' profiles.
           "people.add_author", "people.change_author", "people.delete_author",
           "people.add_authorlink", "people.change_authorlink", "people.delete_authorlink",
+          # Fixing dead sources changes published articles.
+          "editorial.change_sourcetofix",
           ]  # fmt: skip
 
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from . import queues
+from .models import sources_to_fix_count
 from .roles import can_publish
 
 SHOWN = 8
@@ -28,6 +29,7 @@ class NewsroomSite(admin.AdminSite):
                 "facts_due_count": queues.facts_due().count(),
                 "wanted": queues.wanted_titles()[:SHOWN],
                 "published": queues.recently_published()[:SHOWN],
+                "sources_to_fix": sources_to_fix_count(),
                 "can_publish": can_publish(user),
             }
         return super().index(request, {**dashboard, **(extra_context or {})})

@@ -26,6 +26,14 @@ AUTHOR = Dependency(
 )
 AUTHOR_ARTICLES = Dependency("author-articles", doc="A page lists this author's articles.")
 AUTHORS = Dependency("authors", doc="A page lists the authors (the author index).")
+CORRECTIONS = Dependency(
+    "corrections", doc="A page lists corrections site-wide (/corrections/ and its feed)."
+)
+SOURCE = Dependency(
+    "source",
+    hashed=True,
+    doc="A page cites this source URL (and shows its archived copy, if it has one).",
+)
 
 
 def title_key(title):

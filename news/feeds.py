@@ -1,5 +1,5 @@
 import copy
-from datetime import date
+from datetime import UTC, date, datetime, time
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -14,8 +14,8 @@ from images.renditions import social_rendition
 from pagecache.dependencies import cached_page
 from people.models import Author
 
-from .dependencies import FEEDS
-from .models import Article, tagged
+from .dependencies import CORRECTIONS, FEEDS
+from .models import Article, Correction, tagged
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
@@ -57,6 +57,11 @@ class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
         # The desk's name for an article without authors, as before bylines.
         for name in [name for name, _ in item["authors"]] or [item["author_name"]]:
             handler.addQuickElement("dc:creator", name)
+
+
+class RssStableWhenEmpty(StableWhenEmpty, Rss201rev2Feed):
+    """RSS whose date, with no items, is ``updated_when_empty`` rather than the time of
+    the request."""
 
 
 class AtomWithContent(StableWhenEmpty, Atom1Feed):
@@ -229,3 +234,42 @@ class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):
 
     def subtitle(self, author):
         return self.description(author)
+
+
+# Article titles (any public change purges FEEDS) and the corrections themselves.
+@cached_page(FEEDS, CORRECTIONS)
+class CorrectionsFeed(Feed):
+    """Every correction, newest first, each linking to its place on the article page."""
+
+    feed_type = RssStableWhenEmpty
+    title = "Skillo: corrections"
+    description = "Every correction to a Skillo article, newest first."
+    item_guid_is_permalink = False
+
+    def feed_guid(self):
+        return tag_uri(FEED_ID_DATE, "feed:corrections")
+
+    def link(self):
+        return reverse("news:corrections")
+
+    def items(self):
+        return Correction.objects.public()[:FEED_SIZE]
+
+    def feed_extra_kwargs(self, obj):
+        # Without corrections yet the feed does not change on every request.
+        return {"updated_when_empty": datetime.combine(FEED_ID_DATE, time.min, tzinfo=UTC)}
+
+    def item_title(self, correction):
+        return xml_text(f"Correction: {correction.article.title}")
+
+    def item_description(self, correction):
+        return xml_text(escape(correction.note))
+
+    def item_link(self, correction):
+        return correction.get_absolute_url()
+
+    def item_guid(self, correction):
+        return tag_uri(FEED_ID_DATE, f"correction:{correction.pk}")
+
+    def item_pubdate(self, correction):
+        return correction.published_at

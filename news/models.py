@@ -22,6 +22,7 @@ from images.cards import WIDTH as CARD_WIDTH
 from images.cards import card_key
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
+from sources.models import SourceURL
 
 from .rendering import IMAGE_SCHEME, PLACEMENT, html_to_text, placed_keys, render_markdown
 from .rules import (
@@ -31,6 +32,7 @@ from .rules import (
     lead_image_problems,
     missing_image_problems,
     no_control_characters,
+    note_within_limit,
     related_link_count_problems,
     source_count_problems,
     summary_within_limit,
@@ -92,9 +94,19 @@ class ArticleQuerySet(models.QuerySet):
                 .values("slug")[:1]
             ),
         )
+        sources = Source.objects.annotate(
+            # The archived copy an editor chose for a dead source (sources.SourceURL,
+            # keyed by URL): read with the sources, no query of its own.
+            archive_url=models.Subquery(
+                SourceURL.objects.filter(url=OuterRef("url"))
+                .exclude(archive_url="")
+                .values("archive_url")[:1]
+            )
+        )
         return self.select_related("lead_image").prefetch_related(
             "tags",
-            "sources",
+            models.Prefetch("sources", queryset=sources),
+            "corrections",
             models.Prefetch("related_links", queryset=related),
             # The authors' links are their sameAs in JSON-LD; no query without authors.
             byline_prefetch(ArticleAuthor.objects.prefetch_related("author__links")),
@@ -519,7 +531,31 @@ class Article(models.Model):
                 }
                 for source in self.sources.all()
             ],
+            **({"correction": notes} if (notes := self.structured_corrections()) else {}),
         }
+
+    def structured_corrections(self):
+        """schema.org CorrectionComments for the corrections (not the updates); needs
+        corrections loaded (for_detail())."""
+        return [
+            {
+                "@type": "CorrectionComment",
+                "text": correction.note,
+                "datePublished": correction.published_at.replace(microsecond=0).isoformat(),
+            }
+            for correction in self.corrections.all()
+            if correction.kind == Correction.Kind.CORRECTION
+        ]
+
+    @property
+    def notices(self):
+        """(corrections, updates) in date order, as the page shows them; needs
+        corrections loaded (for_detail())."""
+        notes = list(self.corrections.all())
+        return (
+            [note for note in notes if note.kind == Correction.Kind.CORRECTION],
+            [note for note in notes if note.kind == Correction.Kind.UPDATE],
+        )
 
     def share_image(self):
         """The picture link previews show (og:image): the lead image cropped around its
@@ -583,6 +619,17 @@ class Article(models.Model):
         return ""
 
 
+class SourceQuerySet(models.QuerySet):
+    def cited_urls(self):
+        """The distinct URLs that published articles cite (what check_sources checks)."""
+        return (
+            self.filter(article__in=Article.objects.published())
+            .exclude(url="")
+            .values_list("url", flat=True)
+            .distinct()
+        )
+
+
 class Source(models.Model):
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveIntegerField(default=0)
@@ -595,6 +642,8 @@ class Source(models.Model):
         validators=[http_url_validator],
         help_text="Optional; http or https only.",
     )
+
+    objects = SourceQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "pk"]
@@ -762,6 +811,60 @@ class ArticleAuthor(models.Model):
         return str(self.author)
 
 
+class CorrectionQuerySet(models.QuerySet):
+    def public(self):
+        """Corrections of articles readers may see (the /corrections/ page and feed)."""
+        return (
+            self.filter(kind=Correction.Kind.CORRECTION, article__in=Article.objects.published())
+            .select_related("article")
+            .order_by("-published_at", "-pk")
+        )
+
+
+class Correction(models.Model):
+    """A public note on a change to a published article: a *correction* (something was
+    wrong) or an *update* (something new). A typo fix has none. Made with the revision of
+    the save that made the change (``reversion.add_meta``), so editors can open its diff."""
+
+    class Kind(models.TextChoices):
+        CORRECTION = "correction", "Correction"
+        UPDATE = "update", "Update"
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="corrections")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    note = models.TextField(
+        validators=[no_control_characters, note_within_limit],
+        help_text="What changed, for readers: one or two sentences.",
+    )
+    published_at = models.DateTimeField("published", default=timezone.now, db_index=True)
+    # The revision whose save made the change; none for one restored from a backup.
+    revision = models.ForeignKey(
+        "reversion.Revision",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+
+    objects = CorrectionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["published_at", "pk"]
+        get_latest_by = "published_at"
+        indexes = [models.Index(fields=["kind", "-published_at"], name="correction_by_kind")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} to “{self.article}”"
+
+    def get_absolute_url(self):
+        return f"{self.article.get_absolute_url()}#{self.anchor}"
+
+    @property
+    def anchor(self):
+        return f"{self.kind}-{self.pk}"
+
+
 class RetiredSlug(models.Model):
     """An address an article no longer uses: a 301 to its article, or 410 Gone once the
     article is deleted."""
@@ -782,4 +885,7 @@ reversion.register(Source)
 reversion.register(RelatedLink)
 reversion.register(TaggedArticle)
 reversion.register(ArticleAuthor)
+# Not followed by the article: a note is made by a save's revision, and its later edits
+# and removal (admins only) are revisions of their own (editorial.admin.CorrectionAdmin).
+reversion.register(Correction)
 reversion.register(Article, follow=["sources", "related_links", "tagged_items", "authorships"])

@@ -25,10 +25,12 @@ from .dependencies import (
     AUTHOR,
     AUTHOR_ARTICLES,
     AUTHORS,
+    CORRECTIONS,
     FEEDS,
     LATEST,
     NAV,
     REFERENCED_BY,
+    SOURCE,
     TAG,
     TOPICS,
     title_key,
@@ -181,6 +183,23 @@ def author_changed(author_pk):
         # Feeds name each entry's authors; the sitemap gives the author page's lastmod.
         FEEDS(),
     }
+    on_commit(lambda: purges.purge(keys))
+
+
+def correction_changed(article_pk):
+    """A correction or update added, edited or removed: the article's page (which shows
+    it), /corrections/ and its feed, and the feeds and sitemaps (its dates)."""
+    keys = {
+        ARTICLE(article_pk),  # its page shows it
+        CORRECTIONS(),
+        FEEDS(),  # and the sitemap lists /corrections/ with its lastmod
+    }
+    on_commit(lambda: purges.purge(keys))
+
+
+def source_url_changed(url):
+    """A source URL's archived copy set or removed: the pages citing it say so (SOURCE)."""
+    keys = {SOURCE(url)}
     on_commit(lambda: purges.purge(keys))
 
 

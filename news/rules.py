@@ -35,6 +35,8 @@ EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
 MIN_LEAD_IMAGE_WIDTH = 1200
 
 SELF_RELATION = "An article cannot relate to itself."
+# A correction's or update's public note: a sentence or two, shown whole.
+MAX_NOTE_CHARS = 1000
 
 
 def no_control_characters(value):
@@ -47,6 +49,15 @@ def no_control_characters(value):
                 f"(character {position}); it was probably pasted from another program.",
                 code="control_character",
             )
+
+
+def note_within_limit(value):
+    if len(value) > MAX_NOTE_CHARS:
+        raise ValidationError(
+            f"A note can be at most {MAX_NOTE_CHARS:,} characters long; this one has "
+            f"{len(value):,}.",
+            code="note_too_long",
+        )
 
 
 def http_url_validator(value):

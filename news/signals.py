@@ -9,9 +9,10 @@ from django.dispatch import receiver
 
 from images.models import Image
 from people.models import Author, AuthorLink
+from sources.models import SourceURL
 
 from . import purge
-from .models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source, Tag
+from .models import Article, ArticleAuthor, Correction, RelatedLink, RetiredSlug, Source, Tag
 
 
 @receiver([post_save, post_delete], sender=Tag)
@@ -89,3 +90,27 @@ def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
             instance.refresh_search_extra()
         for pk in article_ids:
             purge.after_change(pk)
+
+
+@receiver([post_save, post_delete], sender=Correction)
+def correction_changed(sender, instance, **kwargs):
+    purge.correction_changed(instance.article_id)
+
+
+@receiver(pre_save, sender=SourceURL)
+def source_url_changing(sender, instance, **kwargs):
+    # check_sources writes with bulk_update (no signal): only an editor's change of the
+    # archived copy, which readers see, gets here.
+    stored = SourceURL.objects.filter(pk=instance.pk).values_list("archive_url", flat=True)
+    instance._archive_changed = list(stored) != [instance.archive_url]
+
+
+@receiver(post_save, sender=SourceURL)
+def source_url_saved(sender, instance, **kwargs):
+    if instance._archive_changed:
+        purge.source_url_changed(instance.url)
+
+
+@receiver(post_delete, sender=SourceURL)
+def source_url_deleted(sender, instance, **kwargs):
+    purge.source_url_changed(instance.url)

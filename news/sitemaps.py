@@ -9,7 +9,7 @@ from pagecache.store import remember
 from people.models import Author
 
 from .dependencies import FEEDS
-from .models import Article
+from .models import Article, Correction
 from .templatetags.news import author_url, tag_url
 from .topics import all_topics
 
@@ -112,6 +112,34 @@ class HomeSitemap(Sitemap):
         return latest_change()
 
 
+def latest_correction():
+    """When the newest public correction was published (the corrections page's lastmod),
+    worked out once per change (a correction, and any public article change, purge
+    FEEDS)."""
+
+    def latest():
+        return Correction.objects.public().values_list("published_at", flat=True).first()
+
+    return remember("corrections:latest", [FEEDS()], latest)
+
+
+class CorrectionsSitemap(Sitemap):
+    # Listed once there is a correction (an empty page has no lastmod worth giving).
+    may_be_empty = True
+
+    def items(self):
+        return ["news:corrections"] if latest_correction() else []
+
+    def location(self, name):
+        return reverse(name)
+
+    def lastmod(self, name):
+        return latest_correction()
+
+    def get_latest_lastmod(self):
+        return latest_correction()
+
+
 class Sections(dict):
     """The sitemaps by section. The index (which reads ``items()``) leaves out a section
     that may be empty while it is: a sitemap must list at least one address."""
@@ -129,6 +157,7 @@ SITEMAPS = Sections(
     articles=ArticleSitemap,
     tags=TagSitemap,
     authors=AuthorSitemap,
+    corrections=CorrectionsSitemap,
 )
 
 

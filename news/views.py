@@ -16,15 +16,17 @@ from .dependencies import (
     AUTHOR,
     AUTHOR_ARTICLES,
     AUTHORS,
+    CORRECTIONS,
     FEEDS,
     LATEST,
     NAV,
     REFERENCED_BY,
+    SOURCE,
     TAG,
     TOPICS,
     title_key,
 )
-from .models import Article, RetiredSlug, tagged
+from .models import Article, Correction, RetiredSlug, tagged
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
 from .templatetags.news import byline_structured_data, organization
@@ -111,8 +113,13 @@ class ArticleDetailView(DetailView):
             *(title_key(link.title) for link in related_links if not link.target_id),
             *ARTICLE.each(item.pk for item in shown),
             *AUTHOR.each(author.pk for author in article.byline),
+            # An archived copy an editor sets for a dead source shows next to it.
+            *SOURCE.each(source.url for source in article.sources.all() if source.url),
         )
+        corrections, updates = article.notices
         return super().get_context_data(
+            corrections=corrections,
+            updates=updates,
             related_links=related_links,
             referenced_by=referenced_by,
             more_on_topics=more_on_topics,
@@ -222,6 +229,25 @@ class ArchiveView(ArticlesPageMixin, ListView):
             months=months.get(self.year, []),
             period=context["articles"][0].event_date if context["articles"] else None,
         )
+        return context
+
+
+@cached_page(NAV, CORRECTIONS)
+class CorrectionListView(ListView):
+    """Every correction to a published article, newest first."""
+
+    paginate_by = settings.SKILLO_PAGE_SIZE
+    paginator_class = LookaheadPaginator
+    context_object_name = "corrections"
+    template_name = "news/corrections.html"
+
+    def get_queryset(self):
+        return Correction.objects.public()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        # Their titles, and unpublishing one of them drops its corrections from the list.
+        depends_on(self.request, *ARTICLE.each(c.article_id for c in context["corrections"]))
         return context
 
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from api.models import ApiToken, Event, Webhook, WebhookHost
 from images.models import Image, Licence
 from images.uploads import check_upload
-from news.models import Article, ArticleAuthor, RelatedLink, Source
+from news.models import Article, ArticleAuthor, Correction, RelatedLink, Source
 from people.models import Author, AuthorLink
 
 from .pictures import picture, upload
@@ -79,6 +79,15 @@ class SourceFactory(factory.django.DjangoModelFactory):
     title = factory.Sequence(lambda n: f"Release notes {n}")
     publisher = "GitHub"
     url = factory.Sequence(lambda n: f"https://example.org/notes/{n}")
+
+
+class CorrectionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Correction
+
+    article = factory.SubFactory(ArticleFactory)
+    kind = Correction.Kind.CORRECTION
+    note = factory.Sequence(lambda n: f"An earlier version gave the wrong version number ({n}).")
 
 
 class RelatedLinkFactory(factory.django.DjangoModelFactory):

@@ -104,3 +104,23 @@ def test_the_dashboard_costs_the_same_queries_with_more_articles(editor):
         ArticleFactory(facts_verified=date(2023, 1, 1))
         RelatedLink.objects.create(article=ArticleFactory(), title="Not yet written")
     assert count() == before
+
+
+def test_sources_to_fix_are_counted_with_a_link_to_the_queue(editor):
+    from django.utils import timezone
+
+    from sources.models import SourceURL, State
+
+    from .factories import SourceFactory
+
+    source = SourceFactory(article=ArticleFactory(), url="https://gone.example/page")
+    SourceURL.objects.create(
+        url=source.url,
+        state=State.GONE,
+        last_status=404,
+        last_checked_at=timezone.now(),
+        failures=3,
+    )
+    queue = section(editor.get(HOME).content.decode(), "queue-sources")
+    assert "Sources to fix (1)" in queue
+    assert reverse("admin:editorial_sourcetofix_changelist") in queue

@@ -9,10 +9,13 @@ from datetime import date
 
 import pytest
 
+from news.models import Correction
+from sources.models import SourceURL
 from tests.conftest import count_queries
 from tests.factories import (
     ArticleFactory,
     AuthorLinkFactory,
+    CorrectionFactory,
     RelatedLinkFactory,
     SourceFactory,
 )
@@ -20,9 +23,9 @@ from tests.factories import (
 PAGES = {
     "/": 3,  # a page of articles (never a count), their tags, their authors
     "/?page=2": 3,
-    # article, tags, sources, related links, authors, the authors' links (JSON-LD),
-    # everything else it lists
-    "ARTICLE": 7,
+    # article, tags, sources (with their archived copies), corrections and updates,
+    # related links, authors, the authors' links (JSON-LD), everything else it lists
+    "ARTICLE": 8,
     # Topic counts and archive months are kept in the cache until a change (topics.py).
     "/tags/": 0,
     "/tags/python/": 3,  # a page of the topic's articles, their tags, their authors
@@ -47,6 +50,10 @@ PAGES = {
     "/sitemap-news.xml": 1,
     "/robots.txt": 0,
     "/about/editorial/": 0,
+    "/corrections/": 1,  # a page of corrections with their articles
+    "/corrections/?page=2": 1,
+    "/corrections/feed/": 1,
+    "/sitemaps/corrections.xml": 0,  # worked out once per change (sitemaps.latest_correction)
     "/search/?q=release": 3,  # count, a page of results, their tags
 }
 
@@ -63,7 +70,10 @@ def build(n):
             ),
         )
         AuthorLinkFactory(author=article.byline[0])
-        SourceFactory.create_batch(2, article=article)
+        for source in SourceFactory.create_batch(2, article=article):
+            SourceURL.objects.create(url=source.url, archive_url=f"https://archive.example/{i}")
+        CorrectionFactory.create_batch(2, article=article)
+        CorrectionFactory(article=article, kind=Correction.Kind.UPDATE)
         if previous:
             RelatedLinkFactory(article=article, target=previous)
             RelatedLinkFactory(article=previous, target=article)

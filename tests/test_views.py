@@ -7,13 +7,15 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from news.models import RelatedLink
+from news.models import Correction, RelatedLink
+from sources.models import SourceURL
 
 from .conftest import count_queries
 from .factories import (
     ArticleFactory,
     AuthorFactory,
     AuthorLinkFactory,
+    CorrectionFactory,
     RelatedLinkFactory,
     SourceFactory,
 )
@@ -243,7 +245,10 @@ def make_rich_article(n, title):
     for author in authors:
         AuthorLinkFactory.create_batch(2, author=author)
     article = ArticleFactory(title=title, tags=[f"tag{i}" for i in range(n)], authors=authors)
-    SourceFactory.create_batch(n, article=article)
+    for source in SourceFactory.create_batch(n, article=article):
+        SourceURL.objects.create(url=source.url, archive_url="https://archive.example/copy")
+    CorrectionFactory.create_batch(n, article=article)
+    CorrectionFactory.create_batch(n, article=article, kind=Correction.Kind.UPDATE)
     for i in range(n):
         RelatedLinkFactory(article=article)
         RelatedLink.objects.create(article=article, title=f"Unwritten {title} {i}")
@@ -251,10 +256,10 @@ def make_rich_article(n, title):
     return article
 
 
-# article, tags, sources, related links, its authors, their links (for JSON-LD's sameAs),
-# and one for everything else it lists ("referenced by", previous/next on the first tag,
-# "more on these topics")
-ARTICLE_QUERIES = 7
+# article, tags, sources (with their archived copies), corrections and updates, related
+# links, its authors, their links (for JSON-LD's sameAs), and one for everything else it
+# lists ("referenced by", previous/next on the first tag, "more on these topics")
+ARTICLE_QUERIES = 8
 
 
 @pytest.mark.parametrize("n", [1, 50])

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "axes",
     "pagecache",
     "maintenance",
+    "sources",
     "people",
     "news",
     "images",

@@ -42,6 +42,17 @@ MUTATIONS = {
         "news/purge.py", "keys = {*ARTICLE.each(article_ids), *AUTHOR.each(author_ids)}",
         "keys = set()", "test_image_",
     ),
+    "correction's article": (
+        "news/purge.py", "        ARTICLE(article_pk),  # its page shows it\n", "",
+        "test_correction_article_",
+    ),
+    "corrections": ("news/purge.py", "        CORRECTIONS(),\n", "", "test_corrections_"),
+    "correction feeds": (
+        "news/purge.py",
+        "        FEEDS(),  # and the sitemap lists /corrections/ with its lastmod\n", "",
+        "test_correction_feeds_",
+    ),
+    "source": ("news/purge.py", "keys = {SOURCE(url)}", "keys = set()", "test_source_"),
 }  # fmt: skip
 
 

@@ -15,7 +15,14 @@ from django.utils import timezone
 
 from news.models import Article, ArticleAuthor
 from news.templatetags.news import author_url
-from tests.factories import ArticleFactory, AuthorFactory, RelatedLinkFactory
+from sources.models import SourceURL
+from tests.factories import (
+    ArticleFactory,
+    AuthorFactory,
+    CorrectionFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 from tests.pagecache.test_pagecache import text, warm
 
 pytestmark = [
@@ -231,3 +238,37 @@ def test_image_new_alt_text_purges_the_page_of_the_author_it_portrays(
         author.photo.alt_text = "Ada at the release party"
         author.photo.save()
     assert "Ada at the release party" in text(reader.get(author_url(author)))
+
+
+def test_correction_article_a_new_correction_purges_the_article_page(reader, site, committed):
+    warm(reader, site.get_absolute_url())
+    with committed():
+        CorrectionFactory(article=site, note="The version number was wrong.")
+    assert "The version number was wrong." in text(reader.get(site.get_absolute_url()))
+
+
+def test_corrections_a_new_correction_purges_the_corrections_page(reader, site, committed):
+    url = reverse("news:corrections")
+    warm(reader, url)
+    with committed():
+        CorrectionFactory(article=site, note="The version number was wrong.")
+    assert "The version number was wrong." in text(reader.get(url))
+
+
+def test_correction_feeds_a_first_correction_purges_the_sitemap_index(reader, site, committed):
+    warm(reader, "/sitemap.xml")
+    with committed():
+        CorrectionFactory(article=site)
+    assert "sitemaps/corrections.xml" in text(reader.get("/sitemap.xml"))
+
+
+def test_source_an_archived_copy_purges_the_pages_citing_the_url(reader, site, committed):
+    with committed():
+        source = SourceFactory(article=site, url="https://example.org/dead")
+        checked = SourceURL.objects.create(url=source.url, state="gone")
+    reader.later()
+    warm(reader, site.get_absolute_url())
+    with committed():
+        checked.archive_url = "https://archive.example/dead"
+        checked.save()
+    assert 'href="https://archive.example/dead"' in text(reader.get(site.get_absolute_url()))
