@@ -14,7 +14,7 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
-from news.models import Article, ArticleAuthor, Correction, RelatedLink, Source, Tag
+from news.models import Article, ArticleAuthor, Correction, FrontPin, RelatedLink, Source, Tag
 from news.rendering import render_markdown
 from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
 from news.slugs import slug_from_title
@@ -614,17 +614,52 @@ class AuthorAdmin(admin.ModelAdmin):
         return author_url(author)
 
 
+@admin.register(FrontPin)
+class FrontPinAdmin(admin.ModelAdmin):
+    """The home page as the editors choose it: a lead story and pinned features, each
+    until a time or until removed. Without any, the home page lists the latest."""
+
+    list_display = ["article", "lead", "position", "until", "is_active"]
+    list_editable = ["lead", "position", "until"]
+    list_select_related = ["article"]
+    autocomplete_fields = ["article"]
+    fields = ["article", "lead", "position", "until"]
+
+    @admin.display(description="on the home page", boolean=True)
+    def is_active(self, pin):
+        return (pin.until is None or pin.until > timezone.now()) and pin.article.is_published()
+
+    def has_module_permission(self, request):
+        return can_publish(request.user) or super().has_module_permission(request)
+
+    def has_add_permission(self, request):
+        return can_publish(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return can_publish(request.user)
+
+    def has_delete_permission(self, request, obj=None):
+        return can_publish(request.user)
+
+    def has_view_permission(self, request, obj=None):
+        return can_publish(request.user)
+
+
 # Skillo's tags are news.Tag; taggit's own (generic) tag tables are unused.
 admin.site.unregister(TaggitTag)
 
 
 @admin.register(Tag)
 class TagAdmin(admin.ModelAdmin):
-    """Topics: renaming one keeps its address (the slug), which editors may change too."""
+    """Topics: renaming one keeps its address (the slug), which editors may change too;
+    editors choose the header's topics (their positions) and write each topic's intro."""
 
-    list_display = ["name", "slug", "article_count"]
+    list_display = ["name", "slug", "header_position", "article_count"]
+    list_editable = ["header_position"]
+    list_filter = [("header_position", admin.EmptyFieldListFilter)]
     search_fields = ["name"]
     ordering = ["name"]
+    fields = ["name", "slug", "header_position", "intro"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(articles=Count("tagged_articles"))

@@ -18,6 +18,7 @@ TITLE = Dependency(
 LATEST = Dependency("list:all", doc="A page lists the newest articles, or the archive's months.")
 TOPICS = Dependency("tags", doc="A page lists topics with their counts.")
 NAV = Dependency("nav", doc="A page shows the site header's main topics.")
+FRONT = Dependency("front", doc="The home page's lead story and pinned features.")
 FEEDS = Dependency(
     "feeds", doc="Feeds and sitemaps: any public article's dates, its authors' names."
 )

@@ -15,6 +15,7 @@ from images.backup import restore_library
 from images.models import Image
 from people.models import Author, AuthorLink
 
+from .frontpage import BACKUP_FRONT, restore_front
 from .models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source, Tag
 from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
@@ -720,4 +721,7 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     RetiredSlug.objects.bulk_create(RetiredSlug(slug=slug) for slug, _ in dict(gone).items())
+    problems = restore_front(folder / BACKUP_FRONT)
+    if problems:
+        raise ImportFailed(problems)
     return SiteResult(result, len(tags), len(gone), len(authors))

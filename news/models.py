@@ -26,9 +26,11 @@ from sources.models import SourceURL
 
 from .rendering import IMAGE_SCHEME, PLACEMENT, html_to_text, placed_keys, render_markdown
 from .rules import (
+    MAX_HEADER_TOPICS,
     SELF_RELATION,
     body_within_limit,
     http_url_validator,
+    intro_within_limit,
     lead_image_problems,
     missing_image_problems,
     no_control_characters,
@@ -111,6 +113,18 @@ class ArticleQuerySet(models.QuerySet):
             # The authors' links are their sameAs in JSON-LD; no query without authors.
             byline_prefetch(ArticleAuthor.objects.prefetch_related("author__links")),
         )
+
+    def on_front_page(self):
+        """(lead story or None, [pinned features]) chosen by the editors, as cards need
+        them (for_list()): two queries whatever their number, none without pins."""
+        pins = list(FrontPin.objects.active().values_list("article_id", "lead", "position"))
+        if not pins:
+            return None, []
+        articles = {a.pk: a for a in self.for_list().filter(pk__in=[pk for pk, *_ in pins])}
+        # The pins come newest first among equals (Meta.ordering): the first lead leads.
+        lead_pk = next((pk for pk, lead, _ in pins if lead), None)
+        features = [articles[pk] for pk, lead, _ in pins if pk != lead_pk and pk in articles]
+        return articles.get(lead_pk), list(dict.fromkeys(features))
 
     def showing_image(self, image):
         """Articles showing ``image``: as their lead image or placed in their text (the
@@ -759,6 +773,20 @@ class Tag(TagBase):
     """A topic. taggit's tag, with ASCII slugs made like articles' ("Ünïcode" gives
     ``unicode``, an emoji its name), never empty, since /tags/<slug>/ must hold them."""
 
+    intro = models.TextField(
+        blank=True,
+        validators=[no_control_characters, intro_within_limit],
+        help_text="A few sentences shown at the top of the topic's page (plain text; a "
+        "blank line starts a new paragraph).",
+    )
+    header_position = models.PositiveSmallIntegerField(
+        "position in the site header",
+        null=True,
+        blank=True,
+        help_text="Topics with a position are the site header's, in this order (at most "
+        f"{MAX_HEADER_TOPICS}). With none chosen, the header shows the biggest topics.",
+    )
+
     class Meta:
         verbose_name = "tag"
         verbose_name_plural = "tags"
@@ -889,3 +917,40 @@ reversion.register(ArticleAuthor)
 # and removal (admins only) are revisions of their own (editorial.admin.CorrectionAdmin).
 reversion.register(Correction)
 reversion.register(Article, follow=["sources", "related_links", "tagged_items", "authorships"])
+
+
+class FrontPinQuerySet(models.QuerySet):
+    def active(self, now=None):
+        """Pins whose time has not run out, on articles readers can see."""
+        now = now or timezone.now()
+        return self.filter(
+            Q(until__isnull=True) | Q(until__gt=now),
+            article__in=Article.objects.published(),
+        )
+
+
+class FrontPin(models.Model):
+    """An editor's choice for the home page: the lead story, or a pinned feature, until
+    a time (or until unpinned). Without any, the home page is the latest articles."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="front_pins")
+    lead = models.BooleanField(
+        "lead story",
+        default=False,
+        help_text="Shown first and largest; with several, the most recently pinned leads.",
+    )
+    position = models.PositiveSmallIntegerField(default=0, help_text="Features in this order.")
+    until = models.DateTimeField(
+        null=True, blank=True, help_text="Unpinned by itself at this time; empty: until removed."
+    )
+    pinned_at = models.DateTimeField(auto_now_add=True)
+
+    objects = FrontPinQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-lead", "position", "-pinned_at"]
+        verbose_name = "front page choice"
+        verbose_name_plural = "front page"
+
+    def __str__(self):
+        return f"{'Lead story' if self.lead else 'Feature'}: {self.article.title}"

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.dispatch import Signal
+from django.utils import timezone
 
 from pagecache import purges
 from pagecache.store import cache_call, share
@@ -27,6 +28,7 @@ from .dependencies import (
     AUTHORS,
     CORRECTIONS,
     FEEDS,
+    FRONT,
     LATEST,
     NAV,
     REFERENCED_BY,
@@ -35,7 +37,7 @@ from .dependencies import (
     TOPICS,
     title_key,
 )
-from .models import Article, ArticleAuthor, RelatedLink, TaggedArticle
+from .models import Article, ArticleAuthor, FrontPin, RelatedLink, TaggedArticle
 from .topics import main_topics
 
 NAV_KEY = "nav:tags"
@@ -162,6 +164,12 @@ def tag_changed(tag_pk):
     on_commit(lambda: purges.purge(keys))
 
 
+def front_page_changed():
+    """An editor pinned, unpinned or reordered the home page's choices."""
+    on_commit(lambda: purges.purge({FRONT()}))
+    on_commit(purges.store_next_due)
+
+
 def image_changed(image):
     """An image's words or focal point changed: the pages and feeds showing it, as a
     lead image or in the text (its alt text, caption, credit and crops)."""
@@ -223,15 +231,23 @@ class ArticleSchedule(purges.Schedule):
     """Scheduled articles: published with a future time, public by themselves then."""
 
     def next_due(self):
-        return (
+        due = [
             Article.objects.scheduled()
             .order_by("published_at")
             .values_list("published_at", flat=True)
-            .first()
-        )
+            .first(),
+            # Front-page pins that run out by themselves.
+            FrontPin.objects.filter(until__gt=timezone.now())
+            .order_by("until")
+            .values_list("until", flat=True)
+            .first(),
+        ]
+        return min((when for when in due if when), default=None)
 
     def keys_due_since(self, since: datetime):
         keys = set()
+        if FrontPin.objects.filter(until__gte=since, until__lte=timezone.now()).exists():
+            keys.add(FRONT())
         for pk in (
             Article.objects.published().filter(published_at__gte=since).values_list("pk", flat=True)
         ):

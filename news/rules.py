@@ -26,6 +26,9 @@ MAX_SUMMARY_CHARS = 500
 MAX_SOURCES = 50
 MAX_RELATED_LINKS = 50
 MAX_TAGS = 30
+MAX_TOPIC_INTRO_CHARS = 1000
+# The header's chosen topics: more would not fit a phone's header.
+MAX_HEADER_TOPICS = 8
 # The tag table's column: a longer name is refused here, not by the database (PostgreSQL
 # would refuse it only while the article's other rows are being written).
 MAX_TAG_CHARS = TagBase._meta.get_field("name").max_length
@@ -86,6 +89,15 @@ def body_within_limit(value):
         raise ValidationError(
             f"The body can be at most {MAX_BODY_CHARS:,} characters long; this one has "
             f"{len(value):,}. Split it into several articles.",
+            code="max_length",
+        )
+
+
+def intro_within_limit(value):
+    if len(value) > MAX_TOPIC_INTRO_CHARS:
+        raise ValidationError(
+            f"A topic's intro can be at most {MAX_TOPIC_INTRO_CHARS:,} characters long; this "
+            f"one has {len(value):,}.",
             code="max_length",
         )
 

@@ -12,7 +12,16 @@ from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
 from . import purge
-from .models import Article, ArticleAuthor, Correction, RelatedLink, RetiredSlug, Source, Tag
+from .models import (
+    Article,
+    ArticleAuthor,
+    Correction,
+    FrontPin,
+    RelatedLink,
+    RetiredSlug,
+    Source,
+    Tag,
+)
 
 
 @receiver([post_save, post_delete], sender=Tag)
@@ -25,6 +34,11 @@ def tag_changed(sender, instance, **kwargs):
 def tag_deleting(sender, instance, **kwargs):
     # Its articles are only known before the delete.
     purge.tag_changed(instance.pk)
+
+
+@receiver([post_save, post_delete], sender=FrontPin)
+def front_pin_changed(sender, instance, **kwargs):
+    purge.front_page_changed()
 
 
 @receiver(post_save, sender=Image)

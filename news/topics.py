@@ -15,15 +15,16 @@ from pagecache.store import remember
 
 from .dependencies import LATEST, TOPICS
 from .models import Article, Tag, public_tags
+from .rules import MAX_HEADER_TOPICS
 
 MAIN_TOPICS_COUNT = 6
 
 
 def _topic(row):
-    pk, name, slug, count, *latest_change = row
-    tag = Tag(pk=pk, name=name, slug=slug)
+    pk, name, slug, count, *rest = row
+    tag = Tag(pk=pk, name=name, slug=slug, intro=rest[1] if len(rest) > 1 else "")
     tag.article_count = count
-    tag.latest_change = latest_change[0] if latest_change else None
+    tag.latest_change = rest[0] if rest else None
     return tag
 
 
@@ -60,10 +61,19 @@ def topic_sizes():
 
 
 def main_topics():
-    """The biggest topics, for the site header."""
+    """The site header's topics: those the editors chose, in their order (public ones
+    only), or else the biggest."""
 
     def biggest():
         rows = remember("topics:all", [TOPICS()], _count_topics)
+        chosen = list(
+            Tag.objects.filter(header_position__isnull=False)
+            .order_by("header_position", "name")
+            .values_list("pk", flat=True)[:MAX_HEADER_TOPICS]
+        )
+        if chosen:
+            by_pk = {row[0]: row for row in rows}
+            return [by_pk[pk] for pk in chosen if pk in by_pk]
         return sorted(rows, key=lambda row: (-row[3], row[1]))[:MAIN_TOPICS_COUNT]
 
     return [_topic(row) for row in remember("topics:main", [TOPICS()], biggest)]
@@ -71,11 +81,12 @@ def main_topics():
 
 def get_topic_or_404(slug):
     def find():
-        tag = Tag.objects.filter(slug=slug).values_list("pk", "name", "slug").first()
+        tag = Tag.objects.filter(slug=slug).values_list("pk", "name", "slug", "intro").first()
         if tag is None:
             return None
-        count = Article.objects.published().filter(tags=tag[0]).count()
-        return (*tag, count) if count else None
+        pk, name, tag_slug, intro = tag
+        count = Article.objects.published().filter(tags=pk).count()
+        return (pk, name, tag_slug, count, None, intro) if count else None
 
     row = remember(f"topics:slug:{slug}", [TOPICS()], find)
     if row is None:

@@ -18,6 +18,7 @@ from .dependencies import (
     AUTHORS,
     CORRECTIONS,
     FEEDS,
+    FRONT,
     LATEST,
     NAV,
     REFERENCED_BY,
@@ -50,7 +51,7 @@ class ArticlesPageMixin:
         return context
 
 
-@cached_page(NAV, LATEST)
+@cached_page(NAV, LATEST, FRONT)
 class ArticleListView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
@@ -59,6 +60,20 @@ class ArticleListView(ArticlesPageMixin, ListView):
     def get_queryset(self):
         # Built per request: published() compares against the current time.
         return Article.objects.for_list()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        if context["page_obj"].number == 1:
+            # The editors' choices, on the first page only; none: just the latest.
+            lead, features = Article.objects.on_front_page()
+            chosen = [*([lead] if lead else []), *features]
+            depends_on(
+                self.request,
+                *ARTICLE.each(article.pk for article in chosen),
+                *AUTHOR.each(author.pk for article in chosen for author in article.byline),
+            )
+            context.update(lead_story=lead, features=features)
+        return context
 
 
 @cached_page(NAV)

@@ -121,7 +121,10 @@ def build_site(editor):
     assert "\r\n" in article.body and "\r\n" in article.summary
     article.slug = "roundup"
     article.save()
-    Tag.objects.filter(name="Machine Learning Ops").update(slug="mlops")
+    Tag.objects.filter(name="Machine Learning Ops").update(
+        slug="mlops", intro="Running models in production.\n\nTools & practice.", header_position=2
+    )
+    Tag.objects.filter(name="python").update(header_position=1)
     # Two articles published at the same moment: listed by id.
     moment = timezone.now().replace(microsecond=0) - timedelta(days=30)
     for n in (1, 2):
@@ -255,7 +258,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "articles", "authors.txt", "gone.txt", "images", "tags.txt",
+        "articles", "authors.txt", "front.json", "gone.txt", "images", "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 21
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")

@@ -53,6 +53,9 @@ MUTATIONS = {
         "test_correction_feeds_",
     ),
     "source": ("news/purge.py", "keys = {SOURCE(url)}", "keys = set()", "test_source_"),
+    "front page": (
+        "news/purge.py", "on_commit(lambda: purges.purge({FRONT()}))", "pass", "test_front_",
+    ),
 }  # fmt: skip
 
 

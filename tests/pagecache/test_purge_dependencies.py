@@ -272,3 +272,12 @@ def test_source_an_archived_copy_purges_the_pages_citing_the_url(reader, site, c
         checked.archive_url = "https://archive.example/dead"
         checked.save()
     assert 'href="https://archive.example/dead"' in text(reader.get(site.get_absolute_url()))
+
+
+def test_front_a_new_lead_story_purges_the_home_page(reader, site, committed):
+    from news.models import FrontPin
+
+    warm(reader, "/")
+    with committed():
+        FrontPin.objects.create(article=site, lead=True)
+    assert "Lead story" in text(reader.get("/"))

@@ -8,6 +8,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from images.backup import write_library
+from news.frontpage import BACKUP_FRONT, write_front
 from news.importer import BACKUP_ARTICLES, BACKUP_AUTHORS, BACKUP_GONE, BACKUP_TAGS
 from news.models import Article, RetiredSlug, Tag
 from news.textformat import (
@@ -147,4 +148,5 @@ class Command(BaseCommand):
         (work / BACKUP_TAGS).write_text(format_tags(tags), encoding="utf-8", newline="\n")
         (work / BACKUP_GONE).write_text(format_gone(gone), encoding="utf-8", newline="\n")
         (work / BACKUP_AUTHORS).write_text(authors_text, encoding="utf-8", newline="\n")
+        write_front(work / BACKUP_FRONT)
         return count

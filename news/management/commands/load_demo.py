@@ -12,7 +12,7 @@ from images.illustrations import illustration
 from images.models import Image, Licence
 from images.uploads import check_upload
 from news.importer import import_articles
-from news.models import Article, ArticleAuthor
+from news.models import Article, ArticleAuthor, FrontPin
 from people.models import Author, AuthorLink
 
 DEMO_CONTENT = Path(__file__).resolve().parents[2] / "demo_content"
@@ -84,6 +84,7 @@ class Command(BaseCommand):
                 article.published_at = timezone.now().replace(microsecond=0) + timedelta(days=3)
                 article.save()
             illustrated = self.illustrate()
+            self.choose_front_page()
             self.add_authors()
             self.stdout.write(
                 self.style.SUCCESS(
@@ -128,6 +129,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 self.style.SUCCESS(f"Created the local {group} account {username!r}.")
             )
+
+    def choose_front_page(self):
+        """As an editor would: the newest illustrated article leads, two others are
+        pinned as features, so `make run` shows the edited home page."""
+        published = Article.objects.published().order_by("-published_at")
+        lead = published.filter(lead_image__isnull=False).first()
+        FrontPin.objects.create(article=lead, lead=True)
+        for position, article in enumerate(published.exclude(pk=lead.pk)[2:4]):
+            FrontPin.objects.create(article=article, position=position)
 
     def illustrate(self):
         """Every other published article gets a drawn illustration as its lead image, so

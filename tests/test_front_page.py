@@ -1,0 +1,116 @@
+"""The home page and header as the editors choose them: a lead story and pinned
+features with an expiry, the header's topics in their order, intros on topic pages.
+Without choices, the site keeps its automatic behaviour."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from news.dependencies import FRONT
+from news.models import FrontPin, Tag
+from news.purge import ArticleSchedule
+
+from .conftest import count_queries
+from .factories import ArticleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def home(client):
+    return client.get("/").content.decode()
+
+
+def test_without_choices_the_home_page_is_the_latest(client):
+    ArticleFactory(title="Plain news")
+    html = home(client)
+    assert "<h1>Latest on Skillo</h1>" in html and "Lead story" not in html
+
+
+def test_the_lead_story_and_features_come_first(client):
+    lead = ArticleFactory(title="The big story")
+    features = [ArticleFactory(title=f"Feature {n}") for n in range(2)]
+    ArticleFactory(title="Newest ordinary news")
+    FrontPin.objects.create(article=lead, lead=True)
+    for position, article in enumerate(features):
+        FrontPin.objects.create(article=article, position=position)
+    html = home(client)
+    assert html.index("The big story") < html.index("Feature 0") < html.index("Feature 1")
+    assert html.index("Feature 1") < html.index("Latest on Skillo")
+    assert '<p class="lead-story__label">Lead story</p>' in html
+
+
+def test_an_expired_pin_and_a_pinned_draft_are_not_shown(client):
+    FrontPin.objects.create(
+        article=ArticleFactory(title="Yesterday's lead"),
+        lead=True,
+        until=timezone.now() - timedelta(minutes=1),
+    )
+    FrontPin.objects.create(article=ArticleFactory(title="Secret draft", draft=True))
+    html = home(client)
+    assert "Lead story" not in html and "Secret draft" not in html
+
+
+def test_the_choices_are_on_the_first_page_only(client, settings):
+    settings.SKILLO_PAGE_SIZE = 1
+    FrontPin.objects.create(article=ArticleFactory(title="The big story"), lead=True)
+    ArticleFactory(title="Other news")
+    page_two = client.get("/?page=2").content.decode()
+    assert "Lead story" not in page_two
+
+
+def test_pins_cost_the_same_queries_however_many(client):
+    for n in range(2):
+        FrontPin.objects.create(article=ArticleFactory(tags=["x"]), position=n)
+    two = count_queries(client, "/")
+    for n in range(4):
+        FrontPin.objects.create(article=ArticleFactory(tags=["y"]), position=n + 2)
+    assert count_queries(client, "/") == two
+
+
+def test_the_header_shows_the_chosen_topics_in_order(client):
+    for name in ["alpha", "beta", "gamma"]:
+        ArticleFactory(tags=[name])
+    for _ in range(3):
+        ArticleFactory(tags=["big"])
+    html = home(client)
+    nav = html[html.index('<nav class="site-nav"') : html.index("</nav>")]
+    assert ">big<" in nav  # automatic: the biggest topics
+    Tag.objects.filter(name="gamma").update(header_position=1)
+    Tag.objects.filter(name="alpha").update(header_position=2)
+    from django.core.cache import cache
+
+    cache.clear()
+    html = home(client)
+    nav = html[html.index('<nav class="site-nav"') : html.index("</nav>")]
+    assert ">big<" not in nav and nav.index(">gamma<") < nav.index(">alpha<")
+
+
+def test_a_topic_page_shows_its_intro(client):
+    ArticleFactory(tags=["rust"])
+    Tag.objects.filter(name="rust").update(intro="Rust releases.\n\nAnd more.")
+    html = client.get(reverse("news:tag", args=["rust"])).content.decode()
+    assert '<div class="topic-intro"><p>Rust releases.</p>\n\n<p>And more.</p></div>' in html
+
+
+def test_a_pin_that_runs_out_is_on_the_schedule():
+    until = timezone.now() + timedelta(hours=2)
+    FrontPin.objects.create(article=ArticleFactory(), until=until)
+    schedule = ArticleSchedule()
+    assert schedule.next_due() == until
+    assert FRONT() not in schedule.keys_due_since(timezone.now() - timedelta(hours=1))
+    FrontPin.objects.update(until=timezone.now() - timedelta(minutes=1))
+    assert FRONT() in schedule.keys_due_since(timezone.now() - timedelta(hours=1))
+
+
+def test_only_editors_choose_the_front_page(django_user_model):
+    url = reverse("admin:news_frontpin_add")
+    for role, allowed in [("Writers", False), ("Editors", True)]:
+        user = django_user_model.objects.create_user(role, is_staff=True)
+        user.groups.add(Group.objects.get(name=role))
+        client = Client()
+        client.force_login(user)
+        assert (client.get(url).status_code == 200) is allowed, role
