@@ -18,12 +18,12 @@ pytestmark = pytest.mark.django_db
 # (url, queries): the figures in the README. Topics cost none: their counts are kept in
 # the cache (news.topics). An article: itself with its lead image, tags, sources,
 # related links, authors, their links, the articles linking to it, the library images
-# in its text.
+# in its text, its corrections and updates.
 EXPECTED = {
     "/api/v1/articles/": 3,
     "/api/v1/articles/?tag=t0": 3,
     "/api/v1/articles/?author=writer-0": 4,
-    "/api/v1/articles/main-0/": 8,
+    "/api/v1/articles/main-0/": 9,
     "/api/v1/tags/": 0,
     "/api/v1/tags/t0/": 0,
     "/api/v1/authors/": 3,
