@@ -136,6 +136,12 @@ class ReferenceSerializer(serializers.Serializer):
         return absolute(self, article.get_absolute_url())
 
 
+class CorrectionSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="correction or update")
+    note = serializers.CharField()
+    published_at = serializers.DateTimeField()
+
+
 class ArticleSerializer(serializers.Serializer):
     """An article as lists show it."""
 
@@ -177,6 +183,11 @@ class ArticleDetailSerializer(ArticleSerializer):
     related_links = serializers.SerializerMethodField()
     referenced_by = ReferenceSerializer(
         many=True, help_text="Published articles whose related links lead here."
+    )
+    corrections = CorrectionSerializer(
+        many=True,
+        source="corrections.all",
+        help_text="Corrections and updates, as the article page shows them, oldest first.",
     )
 
     @extend_schema_field(OpenApiTypes.STR)

@@ -258,3 +258,16 @@ def test_the_api_is_read_only(api):
     assert api.post("/api/v1/articles/", {}).status_code == 405
     assert api.delete(f"/api/v1/articles/{article.slug}/").status_code == 405
     assert Article.objects.count() == 1
+
+
+def test_an_article_carries_its_corrections_and_updates(client):
+    from news.models import Correction
+
+    article = ArticleFactory(title="Corrected story")
+    Correction.objects.create(article=article, kind="correction", note="The date was wrong.")
+    Correction.objects.create(article=article, kind="update", note="Now also on ARM.")
+    data = client.get(f"/api/v1/articles/{article.slug}/").json()
+    assert [(c["kind"], c["note"]) for c in data["corrections"]] == [
+        ("correction", "The date was wrong."),
+        ("update", "Now also on ARM."),
+    ]
