@@ -21,7 +21,7 @@ LIST_FIELDS = {
     "updated_at", "facts_verified", "public", "tags", "authors", "lead_image",
 }  # fmt: skip
 DETAIL_FIELDS = LIST_FIELDS | {
-    "body_html", "body_markdown", "sources", "related_links", "referenced_by",
+    "body_html", "body_markdown", "sources", "related_links", "referenced_by", "corrections",
 }  # fmt: skip
 
 
