@@ -30,6 +30,7 @@ from .forms import (
     SourceFormSet,
 )
 from .models import FactsDue
+from .prose_diff import prose_diff
 from .roles import can_publish
 
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
@@ -382,8 +383,18 @@ class ArticleAdmin(CompareVersionAdmin):
 
     compare_exclude = ["tags", "body_html", "body_text", "search_extra", "version"]
 
+    compare_template = "admin/news/article/compare.html"
+    # Prose is compared word by word (editorial.prose_diff), not character by character.
+    prose_fields = ["title", "summary", "body"]
+
     def compare(self, obj, version1, version2):
         result = super().compare(obj, version1, version2)
+        for entry in result.diff:
+            name = getattr(entry["field"], "name", None)
+            if name in self.prose_fields:
+                entry["diff"] = prose_diff(
+                    version1.field_dict.get(name, ""), version2.field_dict.get(name, "")
+                )
         before, after = self._tag_names(version1), self._tag_names(version2)
         if before != after:
             result.diff.append(

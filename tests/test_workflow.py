@@ -265,7 +265,7 @@ def test_history_compare_and_restore(editor):
     )
     page = compare.content.decode()
     assert compare.status_code == 200
-    assert "First body." in page and "Second body." in page
+    assert "<del>First</del><ins>Second</ins> body." in page
     assert "one" in page and "two" in page
 
     revert_url = reverse("admin:news_article_revision", args=[article.pk, older.pk])
