@@ -21,7 +21,7 @@ from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import queues, workflow
+from . import keeping, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -134,7 +134,7 @@ class ArticleAdmin(CompareVersionAdmin):
     change_list_template = "admin/news/article/change_list.html"
 
     class Media:
-        js = ["editorial/admin-preview.js", "editorial/slug-fill.js"]
+        js = ["editorial/admin-preview.js", "editorial/slug-fill.js", "editorial/autosave.js"]
         css = {"all": ["editorial/admin-preview.css"]}
 
     # Who may do what
@@ -216,6 +216,7 @@ class ArticleAdmin(CompareVersionAdmin):
             # put an old number on the instance.)
             obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
+        keeping.forget_autosave(request.user, obj, added=not change)
         workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
         if change and form.cleaned_data.get("change_kind"):
             # Made when this save's revision is stored, tied to it (its diff).
@@ -421,6 +422,16 @@ class ArticleAdmin(CompareVersionAdmin):
     def get_urls(self):
         return [
             path(
+                "autosave/",
+                self.admin_site.admin_view(self.autosave_view),
+                name="news_article_autosave",
+            ),
+            path(
+                "<int:object_id>/presence/",
+                self.admin_site.admin_view(self.presence_view),
+                name="news_article_presence",
+            ),
+            path(
                 "preview/",
                 self.admin_site.admin_view(self.preview_view),
                 name="news_article_preview",
@@ -458,6 +469,48 @@ class ArticleAdmin(CompareVersionAdmin):
             content_type="text/html; charset=utf-8",
             headers={"Cache-Control": "no-store, private"},
         )
+
+    def _article_for(self, request, object_id):
+        """The article a keeping request is about (None: a new one), if the user may
+        edit it."""
+        if not object_id:
+            if not self.has_add_permission(request):
+                raise PermissionDenied
+            return None
+        article = Article.objects.filter(pk=object_id).first()
+        if article is None or not self.has_change_permission(request, article):
+            raise PermissionDenied
+        return article
+
+    def autosave_view(self, request):
+        """Keep what the editor has typed so far (their page sends it every few seconds
+        while they type)."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        article = self._article_for(request, request.POST.get("article") or None)
+        saved = keeping.autosave(request.user, article, request.POST)
+        when = timezone.localtime(saved.saved_at)
+        return JsonResponse({"saved_at": when.isoformat(), "shown": f"{when:%H:%M:%S}"})
+
+    def presence_view(self, request, object_id):
+        """Note that this editor has the article open; say who else has."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        article = self._article_for(request, object_id)
+        return JsonResponse({"others": keeping.describe(keeping.here(request.user, article))})
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        extra_context = extra_context or {}
+        if request.method == "GET":
+            article = Article.objects.filter(pk=object_id).first() if object_id else None
+            saved = keeping.newer_autosave(request.user, article)
+            if saved is not None:
+                extra_context["autosaved"] = saved
+            if article is not None:
+                extra_context["others_here"] = keeping.describe(
+                    keeping.others_here(request.user, article)
+                )
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     def slug_view(self, request):
         """The slug the server would make from ``text`` (the slug field's pre-fill)."""

@@ -1,3 +1,6 @@
+from django.conf import settings
+from django.db import models
+
 from news.models import Article, Source
 from sources.models import SourceURL
 
@@ -29,3 +32,41 @@ def sources_to_fix():
 def sources_to_fix_count():
     """How many URLs are in "Sources to fix" (for the dashboard)."""
     return sources_to_fix().count()
+
+
+class AutoSave(models.Model):
+    """What an editor last typed in an article's form, saved while they type, so a
+    crash or a closed tab loses at most a few seconds. One per editor and article (or
+    per editor for a new, unsaved article); removed when they save the article."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    article = models.ForeignKey(Article, null=True, blank=True, on_delete=models.CASCADE)
+    fields = models.JSONField()
+    saved_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "article"], name="autosave_once"),
+            # One for a new article too (a NULL article is distinct from every other).
+            models.UniqueConstraint(
+                fields=["user"], condition=models.Q(article=None), name="autosave_new_once"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.article or 'a new article'} at {self.saved_at:%H:%M:%S}"
+
+
+class Presence(models.Model):
+    """Who has an article's form open (their page says so every few seconds)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="+")
+    since = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "article"], name="presence_once")]
+
+    def __str__(self):
+        return f"{self.user} on {self.article} since {self.since:%H:%M}"

@@ -1,0 +1,110 @@
+// No lost work in the article form: what the editor types is kept on the server a few
+// seconds after they stop typing (a crash or a closed tab loses at most that), the
+// newer unsaved text is offered back when they return, and the form says who else has
+// the article open. The conflict check on save stays the last line of defence.
+(function () {
+  "use strict";
+
+  var FIELDS = ["title", "summary", "body"];
+  var AUTOSAVE_AFTER = 2000; // ms after the last keystroke
+  var PRESENCE_EVERY = 15000;
+
+  function csrfToken() {
+    var field = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return field ? field.value : "";
+  }
+
+  function post(url, data) {
+    return fetch(url, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken() },
+    }).then(function (response) {
+      if (!response.ok) {
+        throw new Error(response.status);
+      }
+      return response.json();
+    });
+  }
+
+  function setUp() {
+    var box = document.getElementById("keeping");
+    if (!box) {
+      return;
+    }
+    var status = box.querySelector(".keeping__status");
+    var timer = null;
+
+    function save() {
+      var data = new FormData();
+      data.append("article", box.dataset.article || "");
+      FIELDS.forEach(function (name) {
+        var field = document.getElementById("id_" + name);
+        data.append(name, field ? field.value : "");
+      });
+      post(box.dataset.autosaveUrl, data)
+        .then(function (answer) {
+          status.textContent = "Your text was kept at " + answer.shown + " (not yet saved).";
+        })
+        .catch(function () {
+          status.textContent = "Your text could not be kept just now; save the form to be sure.";
+        });
+    }
+
+    FIELDS.forEach(function (name) {
+      var field = document.getElementById("id_" + name);
+      if (field) {
+        field.addEventListener("input", function () {
+          clearTimeout(timer);
+          timer = setTimeout(save, AUTOSAVE_AFTER);
+        });
+      }
+    });
+
+    var restore = box.querySelector(".keeping__restore");
+    if (restore) {
+      var kept = JSON.parse(document.getElementById("keeping-autosaved").textContent);
+      restore.querySelector(".keeping__use").addEventListener("click", function () {
+        FIELDS.forEach(function (name) {
+          var field = document.getElementById("id_" + name);
+          if (field && kept[name] !== undefined) {
+            field.value = kept[name];
+            field.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+        });
+        restore.hidden = true;
+        status.textContent = "Your unsaved text is back in the form: save it to keep it.";
+      });
+      restore.querySelector(".keeping__dismiss").addEventListener("click", function () {
+        restore.hidden = true;
+      });
+    }
+
+    var others = box.querySelector(".keeping__others");
+    function heartbeat() {
+      if (!box.dataset.presenceUrl) {
+        return;
+      }
+      post(box.dataset.presenceUrl, new FormData())
+        .then(function (answer) {
+          if (!answer.others.length) {
+            others.hidden = true;
+            return;
+          }
+          others.textContent =
+            answer.others
+              .map(function (other) {
+                return other.name + " has had this article open since " + other.since;
+              })
+              .join("; ") + ". Your saves are checked against theirs: the later one is told.";
+          others.hidden = false;
+        })
+        .catch(function () {});
+    }
+    heartbeat();
+    setInterval(heartbeat, PRESENCE_EVERY);
+  }
+
+  document.addEventListener("DOMContentLoaded", setUp);
+})();
