@@ -15,8 +15,7 @@ from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
 from news.models import Article, ArticleAuthor, Correction, FrontPin, RelatedLink, Source, Tag
-from news.rendering import render_markdown
-from news.rules import MAX_BODY_CHARS, MAX_RELATED_LINKS, MAX_SOURCES
+from news.rules import MAX_RELATED_LINKS, MAX_SOURCES
 from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
@@ -30,6 +29,7 @@ from .forms import (
     SourceFormSet,
 )
 from .models import FactsDue
+from .preview import preview_document
 from .prose_diff import prose_diff
 from .roles import can_publish
 
@@ -450,22 +450,14 @@ class ArticleAdmin(CompareVersionAdmin):
         ]
 
     def preview_view(self, request):
-        """The body rendered by the public page's renderer and sanitiser."""
+        """The article as readers will see it, from the form's unsaved data, rendered
+        and sanitised like the public page (editorial.preview)."""
         if request.method != "POST":
             return HttpResponse(status=405)
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
-        body = request.POST.get("body", "")
-        if len(body) > MAX_BODY_CHARS:
-            # Rendering a body the form would refuse only spends the server's time.
-            html = format_html(
-                "<p>No preview: the body is longer than {} characters.</p>",
-                f"{MAX_BODY_CHARS:,}",
-            )
-        else:
-            html = render_markdown(body)
         return HttpResponse(
-            html,
+            preview_document(request.POST),
             content_type="text/html; charset=utf-8",
             headers={"Cache-Control": "no-store, private"},
         )

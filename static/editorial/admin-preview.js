@@ -1,5 +1,7 @@
-// Live Markdown preview in the article form, rendered by the server's own renderer and
-// sanitiser (the HTML it returns is already safe to insert).
+// The article as readers will see it, beside the body while the editor types: the
+// server renders the form's unsaved data with the public page's renderer, sanitiser
+// and stylesheet (editorial/preview.py); it is shown in an <iframe srcdoc>, so the
+// site's styles and the admin's do not meet.
 (function () {
   "use strict";
 
@@ -15,17 +17,27 @@
       return;
     }
     var row = body.closest(".form-row") || body.parentNode;
-    row.parentNode.insertBefore(pane, row.nextSibling);
+    // The body and its preview side by side (stacked on narrow screens: CSS).
+    var writing = document.createElement("div");
+    writing.className = "writing";
+    row.parentNode.insertBefore(writing, row);
+    writing.appendChild(row);
+    writing.appendChild(pane);
     pane.hidden = false;
-    var output = pane.querySelector(".markdown-preview__output");
+    var frame = pane.querySelector(".markdown-preview__output");
     var timer = null;
 
+    function fit() {
+      var doc = frame.contentDocument;
+      if (doc && doc.documentElement) {
+        frame.style.height = doc.documentElement.scrollHeight + 24 + "px";
+      }
+    }
+
     function refresh() {
-      var data = new FormData();
-      data.append("body", body.value);
       fetch(pane.dataset.url, {
         method: "POST",
-        body: data,
+        body: new FormData(body.form),
         credentials: "same-origin",
         headers: { "X-CSRFToken": csrfToken() },
       })
@@ -36,17 +48,23 @@
           return response.text();
         })
         .then(function (html) {
-          output.innerHTML = html;
+          frame.srcdoc = html;
         })
         .catch(function () {
-          output.textContent = "The preview could not be loaded; your text is unaffected.";
+          frame.srcdoc =
+            "<p>The preview could not be loaded; your text is unaffected.</p>";
         });
     }
 
+    frame.addEventListener("load", fit);
     pane.querySelector(".markdown-preview__refresh").addEventListener("click", refresh);
-    body.addEventListener("input", function () {
+    body.form.addEventListener("input", function () {
       clearTimeout(timer);
-      timer = setTimeout(refresh, 400);
+      timer = setTimeout(refresh, 500);
+    });
+    body.form.addEventListener("change", function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 100);
     });
     refresh();
   }

@@ -53,7 +53,8 @@ def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts
         writer.fill("#id_related_links-0-title", RELATED)
 
         # The preview pane renders the body as the public page will.
-        preview = writer.locator("#markdown-preview .markdown-preview__output")
+        # The preview beside the body: the article in the site's own stylesheet.
+        preview = writer.frame_locator("#markdown-preview iframe")
         expect(preview.locator("h2#what-happened")).to_have_text("What happened")
         expect(preview.locator("em")).to_have_text("test")
 
@@ -135,5 +136,6 @@ def test_admin_pages_run_under_the_content_security_policy(new_page, site, artif
         page.wait_for_load_state("networkidle")
     # The preview pane is filled by the admin's own script: scripts do run.
     page.goto(f"{site}/admin/news/article/{article.pk}/change/")
-    expect(page.locator("#markdown-preview .markdown-preview__output h2").first).to_be_visible()
+    preview = page.frame_locator("#markdown-preview iframe")
+    expect(preview.locator(".article-body h2").first).to_be_visible()
     assert violations == []

@@ -1,0 +1,86 @@
+"""The article as readers will see it, from the change form's unsaved data: title,
+summary, byline, lead image, body, sources and footer, in the site's own stylesheet.
+The form's script shows it beside the body (an <iframe srcdoc>, so the site's styles
+and the admin's do not meet)."""
+
+from datetime import datetime
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.html import format_html
+
+from images.models import Image
+from news.models import Article, Source
+from news.rendering import render_markdown
+from news.rules import MAX_BODY_CHARS
+from news.templatetags.news import with_images
+from people.models import Author
+
+
+def _date(value, formats):
+    for format in formats:
+        try:
+            return datetime.strptime(value.strip(), format).date()
+        except (ValueError, AttributeError):
+            continue
+    return None
+
+
+def _rows(data, prefix, fields):
+    """The inline rows of the form (not deleted, not blank), in their positions."""
+    try:
+        total = int(data.get(f"{prefix}-TOTAL_FORMS", 0))
+    except ValueError:
+        return []
+    rows = []
+    for index in range(min(total, 200)):
+        if data.get(f"{prefix}-{index}-DELETE"):
+            continue
+        row = {field: data.get(f"{prefix}-{index}-{field}", "").strip() for field in fields}
+        if any(row.values()):
+            try:
+                position = int(data.get(f"{prefix}-{index}-position") or 0)
+            except ValueError:
+                position = 0
+            rows.append((position, index, row))
+    return [row for _, _, row in sorted(rows)]
+
+
+def preview_document(data):
+    """The whole preview page (HTML) for the posted form ``data``."""
+    body = data.get("body", "")
+    if len(body) > MAX_BODY_CHARS:
+        # Rendering a body the form would refuse only spends the server's time.
+        body_html = format_html(
+            "<p>No preview: the body is longer than {} characters.</p>", f"{MAX_BODY_CHARS:,}"
+        )
+    else:
+        body_html = with_images(render_markdown(body))
+    author_ids = [row["author"] for row in _rows(data, "authorships", ["author"])]
+    found = Author.objects.in_bulk([pk for pk in author_ids if pk.isdigit()])
+    authors = [found[int(pk)] for pk in author_ids if pk.isdigit() and int(pk) in found]
+    lead = data.get("lead_image", "")
+    lead_image = Image.objects.filter(pk=lead).first() if lead.isdigit() else None
+    sources = [
+        Source(title=row["title"], publisher=row["publisher"], url=row["url"])
+        for row in _rows(data, "sources", ["title", "publisher", "url"])
+    ]
+    event = _date(data.get("event_date", ""), ["%Y-%m-%d"])
+    published = _date(data.get("published_at_0", ""), ["%Y-%m-%d"])
+    verified = _date(data.get("facts_verified", ""), ["%Y-%m", "%Y-%m-%d"])
+    footer = None
+    if event and published and verified:
+        moment = timezone.make_aware(datetime.combine(published, datetime.min.time()))
+        footer = Article(event_date=event, published_at=moment, facts_verified=verified)
+    return render_to_string(
+        "admin/news/article/preview_document.html",
+        {
+            "title": data.get("title", "").strip(),
+            "summary": data.get("summary", "").strip(),
+            "authors": authors,
+            "lead_image": lead_image,
+            "body_html": body_html,
+            "sources": sources,
+            "footer": footer,
+        },
+    )
