@@ -9,8 +9,8 @@ two forms, named by an optional ``Format:`` line in a header block after the tit
 - Markdown: the body as the editor wrote it, stored exactly as it is in the file.
 
 The header block also carries the fields of the whole-site backup (slug, old slugs,
-status, published and updated times, summary, id) and the article's authors (by slug, in
-byline order). ``format_article`` writes an article
+status, published and updated times, summary, id), the article's authors (by slug, in
+byline order) and its public corrections and updates. ``format_article`` writes an article
 in the first form that reads back exactly as the article is (it checks by parsing what it
 wrote), so that export then import never loses anything silently.
 """
@@ -66,8 +66,17 @@ HEADER_FIELDS = {
     "Summary": "summary",
     "Lead image": "lead_image",
     "Authors": "authors",
+    "Correction": "corrections",
+    "Update": "corrections",
     "Id": "id",
 }
+# Lines that may be given more than once, each adding one item (in the file's order).
+REPEATED_FIELDS = {"Correction", "Update"}
+# A correction's or update's line: its published time (in the full form, then its id), " | ",
+# its note. The time and id never hold "|", so the first one ends them.
+NOTE_SEPARATOR = " | "
+CORRECTION_KINDS = {"Correction": "correction", "Update": "update"}
+_NOTE_WHEN = re.compile(r"(?P<time>[^,|]+?)(?:, id (?P<id>\d+))?")
 STATUSES = ("published", "review", "draft")
 _HEADER_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [a-z]+)*):(?: (?P<value>.*))?")
 _SLUG = re.compile(r"[-a-zA-Z0-9_]+")
@@ -117,6 +126,22 @@ class ParsedLink:
 
 
 @dataclass
+class ParsedCorrection:
+    """A public note on a change (news.Correction): ``kind`` is "correction" or "update"."""
+
+    kind: str
+    published_at: datetime
+    note: str
+    # Its id where it was exported (the full form: a restore keeps it, as its anchor on
+    # the article's page and its id in the corrections feed are made of it).
+    id: int | None = None
+    line: int = 0
+
+    def content(self):
+        return (self.kind, self.published_at, self.note, self.id)
+
+
+@dataclass
 class ParsedArticle:
     """An article as the format holds it. The header fields are None when the file has no
     line for them (a plain export): the importer then leaves them as they are."""
@@ -142,6 +167,9 @@ class ParsedArticle:
     lead_image: str | None = None
     # Author slugs in byline order; None when the file does not say (left as stored).
     authors: list[str] | None = None
+    # Corrections and updates, oldest first; None when the file has no such line (the
+    # stored ones are left as they are).
+    corrections: list[ParsedCorrection] | None = None
     id: int | None = None
 
     @property
@@ -167,6 +195,7 @@ class ParsedArticle:
             self.summary,
             self.lead_image,
             self.authors,
+            None if self.corrections is None else [c.content() for c in self.corrections],
             self.id,
         )
 
@@ -282,9 +311,13 @@ def _parse_header(start, header_lines):
                 + ", one a line.",
             )
         key = HEADER_FIELDS[name]
+        value = (match["value"] or "").strip()
+        if name in REPEATED_FIELDS:
+            values.setdefault(key, []).append(_parse_correction(name, value, line_number))
+            lines.setdefault(key, line_number)
+            continue
         if key in values:
             raise FormatError(line_number, f"'{name}:' is given twice.")
-        value = (match["value"] or "").strip()
         lines[key] = line_number
         if key == "format":
             if value not in FORMATS:
@@ -322,6 +355,37 @@ def _parse_header(start, header_lines):
             value = int(value)
         values[key] = value
     return values, lines
+
+
+def _parse_correction(name, value, line):
+    """'Correction: TIME | NOTE' or 'Correction: TIME, id N | NOTE' (or 'Update:'): the
+    time as 'Published:' has it, the note as written or as a JSON string. The first '|'
+    ends the time, so the note may hold more."""
+    when, separator, note = value.partition(NOTE_SEPARATOR.strip())
+    match = _NOTE_WHEN.fullmatch(when.strip())
+    if not separator or not match:
+        raise FormatError(
+            line,
+            f"'{name}:' must read '{name}: TIME | NOTE' (or '{name}: TIME, id N | NOTE'), "
+            f"e.g. '{name}: 2026-11-30 14:05:00+00:00 | What changed.', not {value!r}.",
+        )
+    if match["id"] is not None and (not match["id"].isascii() or int(match["id"]) == 0):
+        raise FormatError(line, f"'{name}:' must give a positive whole number as its id.")
+    return ParsedCorrection(
+        kind=CORRECTION_KINDS[name],
+        published_at=_parse_time(match["time"], line, name),
+        note=_text_value(note.strip(), line, name),
+        id=None if match["id"] is None else int(match["id"]),
+        line=line,
+    )
+
+
+def _write_correction(correction):
+    name = next(name for name, kind in CORRECTION_KINDS.items() if kind == correction.kind)
+    when = _write_time(correction.published_at)
+    if correction.id is not None:
+        when += f", id {correction.id}"
+    return f"{name}: {when}{NOTE_SEPARATOR}{_write_text_value(correction.note)}"
 
 
 def _body_markdown(blocks):
@@ -480,6 +544,7 @@ def parse(text):
         summary=header.get("summary"),
         lead_image=header.get("lead_image"),
         authors=header.get("authors"),
+        corrections=header.get("corrections"),
         id=header.get("id"),
     )
 
@@ -568,6 +633,9 @@ def write(article, form, *, header=False):
         # No line without authors: such files read as before (and the demo and shared
         # articles keep exporting byte for byte).
         header_lines.append(f"Authors: {', '.join(article.authors)}")
+    if article.corrections:
+        # Likewise only for an article with corrections or updates.
+        header_lines += [_write_correction(c) for c in article.corrections]
     if article.id is not None:
         header_lines.append(f"Id: {article.id}")
     blocks = [article.title]
@@ -596,8 +664,9 @@ def _header_line(name, value):
 
 
 def article_content(article, *, full=False):
-    """A stored article (with sources, related links and their targets, tags, authors and,
-    when ``full``, retired slugs loaded) as a ParsedArticle: what its file must say."""
+    """A stored article (with sources, related links and their targets, tags, authors,
+    corrections and, when ``full``, retired slugs loaded) as a ParsedArticle: what its
+    file must say."""
     related = [
         ParsedLink(link.target.title, link.target.slug)
         if link.target_id and link.target
@@ -616,8 +685,17 @@ def article_content(article, *, full=False):
         # Written whenever there is one (an article without stays byte-equal).
         lead_image=article.lead_image.key if article.lead_image_id else None,
         authors=[authorship.author.slug for authorship in article.authorships.all()] or None,
+        corrections=[
+            ParsedCorrection(c.kind, timezone.localtime(c.published_at), c.note)
+            for c in article.corrections.all()
+        ]
+        or None,
     )
     if full:
+        for correction, stored in zip(
+            content.corrections or [], article.corrections.all(), strict=True
+        ):
+            correction.id = stored.pk
         content.slug = article.slug
         content.old_slugs = sorted(retired.slug for retired in article.retired_slugs.all())
         content.status = article.status
@@ -673,7 +751,7 @@ def _difference(content, problem):
     names = [
         "title", "body", "event date", "published date", "facts verified", "related links",
         "sources", "tags", "slug", "old slugs", "status", "published", "updated", "summary",
-        "lead image", "authors", "id",
+        "lead image", "authors", "corrections and updates", "id",
     ]  # fmt: skip
     for name, wanted, read in zip(names, content.content(), problem.content(), strict=True):
         if wanted != read:

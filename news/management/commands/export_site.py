@@ -89,7 +89,12 @@ class Command(BaseCommand):
         articles = (
             Article.objects.select_related("lead_image")
             .prefetch_related(
-                "sources", "related_links__target", "tags", "retired_slugs", "authorships__author"
+                "sources",
+                "related_links__target",
+                "tags",
+                "retired_slugs",
+                "authorships__author",
+                "corrections",
             )
             .order_by("pk")
         )
