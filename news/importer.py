@@ -14,7 +14,9 @@ from django.utils import timezone
 from images.backup import restore_library
 from images.models import Image
 from people.models import Author, AuthorLink
+from sources.models import SourceURL
 
+from . import purge
 from .models import Article, ArticleAuthor, Correction, RelatedLink, RetiredSlug, Source, Tag
 from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
@@ -25,6 +27,7 @@ from .textformat import (
     parse,
     parse_authors,
     parse_gone,
+    parse_source_urls,
     parse_tags,
 )
 
@@ -33,6 +36,7 @@ BACKUP_ARTICLES = "articles"
 BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
 BACKUP_AUTHORS = "authors.txt"
+BACKUP_SOURCES = "sources.txt"
 
 
 class ImportFailed(Exception):
@@ -56,6 +60,7 @@ class SiteResult:
     tags: int
     gone: int
     authors: int = 0
+    source_urls: int = 0
 
 
 @dataclass
@@ -723,10 +728,46 @@ def _restore_authors(authors):
                 cursor.execute(sql)
 
 
+def _source_urls(path):
+    """The backup's source URLs as unsaved SourceURL rows, and the problems found (the
+    model's rules, as in the admin; a URL listed twice). None in a backup made before
+    source checks existed."""
+    parsed = _listing(path, parse_source_urls) if path.exists() else []
+    problems, rows, seen = [], [], {}
+    for item in parsed:
+        row = SourceURL(**{name: getattr(item, name) for name in _SOURCE_URL_COLUMNS})
+        messages = []
+        if item.url in seen:
+            messages.append(f"this URL is also the block at line {seen[item.url]}.")
+        seen.setdefault(item.url, item.line)
+        try:
+            row.full_clean(validate_unique=False)
+        except ValidationError as error:
+            for name, errors in error.message_dict.items():
+                field = SourceURL._meta.get_field(name).verbose_name
+                messages += [f"{field}: {message}" for message in errors]
+        problems += [f"{path}:{item.line}: {message}" for message in messages]
+        rows.append(row)
+    return rows, problems
+
+
+_SOURCE_URL_COLUMNS = [f.name for f in SourceURL._meta.concrete_fields if not f.primary_key]
+
+
+def _restore_source_urls(rows):
+    """Written at once (check_sources writes them so, too); the pages citing a URL with
+    an archived copy show it, so theirs are purged, as an editor's change would."""
+    SourceURL.objects.bulk_create(rows, batch_size=1000)
+    for row in rows:
+        if row.archive_url:
+            purge.source_url_changed(row.url)
+
+
 @transaction.atomic
 def import_site(folder):
     """Restore a whole-site backup (export_site) into an empty database: its authors and
-    topics, every article with its id and byline, and the addresses of deleted articles.
+    topics, every article with its id, byline and notes, the addresses of deleted
+    articles, and the source URLs' checks and archived copies.
     All or nothing, as import_articles()."""
     folder = Path(folder)
     if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
@@ -739,18 +780,21 @@ def import_site(folder):
         or RetiredSlug.objects.exists()
         or Author.objects.exists()
         or Image.objects.exists()
+        or SourceURL.objects.exists()
     ):
         raise ImportFailed(
             [
-                f"{folder}: the database already has articles, topics, authors or images; a "
-                "site backup is restored into an empty one (import single articles with "
-                "import_articles)."
+                f"{folder}: the database already has articles, topics, authors, images or "
+                "source checks; a site backup is restored into an empty one (import single "
+                "articles with import_articles)."
             ]
         )
     tags_path, gone_path = folder / BACKUP_TAGS, folder / BACKUP_GONE
     tags = _listing(tags_path, parse_tags)
     gone = _listing(gone_path, parse_gone) if gone_path.exists() else []
     authors, problems = _authors(folder / BACKUP_AUTHORS)
+    source_urls, source_url_problems = _source_urls(folder / BACKUP_SOURCES)
+    problems += source_url_problems
     names, slugs = set(), set()
     slug_field = Tag._meta.get_field("slug")
     for slug, name, line in tags:
@@ -791,4 +835,5 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     RetiredSlug.objects.bulk_create(RetiredSlug(slug=slug) for slug, _ in dict(gone).items())
-    return SiteResult(result, len(tags), len(gone), len(authors))
+    _restore_source_urls(source_urls)
+    return SiteResult(result, len(tags), len(gone), len(authors), len(source_urls))

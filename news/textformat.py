@@ -929,3 +929,122 @@ def _parse_author(block):
         line=start,
         photo=values.get("Photo"),
     )
+
+
+# The whole-site backup's source checks (sources.txt): a block of "Name: value" lines per
+# source URL, as check_sources last found it and as editors decided about it.
+SOURCES_FILE_HEADER = (
+    "# Source URLs, by URL: a block of lines each, a blank line between them. URL always;\n"
+    "# when set: State (fine, moved, gone, failing or soft-404), Status (the last HTTP\n"
+    "# status), Final URL (where redirects led), Error (why the last check failed),\n"
+    "# Checked, Worked (the last check that worked), Failures (checks in a row that\n"
+    "# failed), Next check, Archived copy (readers see it next to a dead source) and\n"
+    "# Ignored until (left out of Sources to fix until then).\n"
+    "# Times carry their UTC offset; a value in double quotes is a JSON string.\n"
+)
+# Line names, and the ParsedSourceURL (and sources.models.SourceURL) field of each.
+SOURCE_URL_FIELDS = {
+    "URL": "url",
+    "State": "state",
+    "Status": "last_status",
+    "Final URL": "final_url",
+    "Error": "last_error",
+    "Checked": "last_checked_at",
+    "Worked": "last_ok_at",
+    "Failures": "failures",
+    "Next check": "next_check_at",
+    "Archived copy": "archive_url",
+    "Ignored until": "ignored_until",
+}
+_SOURCE_URL_TIMES = {"last_checked_at", "last_ok_at", "next_check_at", "ignored_until"}
+_SOURCE_URL_NUMBERS = {"last_status", "failures"}
+_SOURCE_URL_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [A-Za-z]+)*):(?: (?P<value>.*))?")
+
+
+@dataclass
+class ParsedSourceURL:
+    url: str
+    state: str = "unchecked"
+    last_status: int | None = None
+    final_url: str = ""
+    last_error: str = ""
+    last_checked_at: datetime | None = None
+    last_ok_at: datetime | None = None
+    failures: int = 0
+    next_check_at: datetime | None = None
+    archive_url: str = ""
+    ignored_until: datetime | None = None
+    line: int = 0
+
+    def content(self):
+        return tuple(getattr(self, name) for name in SOURCE_URL_FIELDS.values())
+
+
+def format_source_urls(source_urls):
+    """sources.txt from ParsedSourceURL values (a line for each field that is set);
+    ExportError naming a URL whose lines would not read back exactly."""
+    blocks = []
+    for item in source_urls:
+        lines = []
+        for name, key in SOURCE_URL_FIELDS.items():
+            value = getattr(item, key)
+            if value in (None, "", 0) or (key == "state" and value == "unchecked"):
+                continue
+            if key in _SOURCE_URL_TIMES:
+                value = _write_time(value)
+            elif key == "last_error":
+                value = _write_text_value(value)
+            lines.append(f"{name}: {value}")
+        blocks.append("\n".join(lines) + "\n")
+    text = SOURCES_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
+    for wanted, got in zip(source_urls, parse_source_urls(text), strict=True):
+        if wanted.content() != got.content():
+            raise ExportError(f"the source URL {wanted.url!r} cannot be written exactly.")
+    return text
+
+
+def parse_source_urls(text):
+    """[ParsedSourceURL] from sources.txt; FormatError naming the line on any problem.
+    (Whether a URL is a URL, a state a state: the model's rules, checked by the restore.)"""
+    items, block = [], []
+    for number, line in enumerate([*text.removeprefix("\ufeff").split("\n"), ""], start=1):
+        line = line.rstrip("\r")
+        if line.startswith("#"):
+            continue
+        if line.strip():
+            block.append((number, line))
+        elif block:
+            items.append(_parse_source_url(block))
+            block = []
+    return items
+
+
+def _parse_source_url(block):
+    values = {}
+    for number, line in block:
+        match = _SOURCE_URL_LINE.fullmatch(line)
+        name = match["name"] if match else None
+        if name not in SOURCE_URL_FIELDS:
+            raise FormatError(
+                number,
+                f"{line!r} is not a source URL line; a source URL's block holds "
+                + ", ".join(f"'{known}:'" for known in SOURCE_URL_FIELDS)
+                + " lines.",
+            )
+        key = SOURCE_URL_FIELDS[name]
+        if key in values:
+            raise FormatError(number, f"'{name}:' is given twice for one source URL.")
+        value = (match["value"] or "").strip()
+        if key in _SOURCE_URL_TIMES:
+            value = _parse_time(value, number, name)
+        elif key in _SOURCE_URL_NUMBERS:
+            if not value.isascii() or not value.isdigit():
+                raise FormatError(number, f"'{name}:' must be a whole number, not {value!r}.")
+            value = int(value)
+        elif key == "last_error":
+            value = _text_value(value, number, name)
+        values[key] = value
+    start = block[0][0]
+    if not values.get("url"):
+        raise FormatError(start, "a source URL's block needs a 'URL:' line.")
+    return ParsedSourceURL(**values, line=start)
