@@ -1,5 +1,6 @@
 """The whole-site backup: export_site writes every article (drafts and scheduled ones too)
-with every field, the topics with their addresses and the addresses of deleted articles;
+with every field and its corrections and updates, the topics with their addresses, the
+addresses of deleted articles and the source URLs' checks and archived copies;
 import_site into an empty database gives back every public page, byte for byte.
 
 The pages are found by crawling the site from its home page, sitemaps and feeds (plus
