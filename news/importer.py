@@ -14,9 +14,11 @@ from django.utils import timezone
 from images.backup import restore_library
 from images.models import Image
 from people.models import Author, AuthorLink
+from sources.models import SourceURL
 
+from . import purge
 from .frontpage import BACKUP_FRONT, restore_front
-from .models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source, Tag
+from .models import Article, ArticleAuthor, Correction, RelatedLink, RetiredSlug, Source, Tag
 from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
 from .slugs import slug_from_title
 from .textformat import (
@@ -26,6 +28,7 @@ from .textformat import (
     parse,
     parse_authors,
     parse_gone,
+    parse_source_urls,
     parse_tags,
 )
 
@@ -34,6 +37,7 @@ BACKUP_ARTICLES = "articles"
 BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
 BACKUP_AUTHORS = "authors.txt"
+BACKUP_SOURCES = "sources.txt"
 
 
 class ImportFailed(Exception):
@@ -57,6 +61,7 @@ class SiteResult:
     tags: int
     gone: int
     authors: int = 0
+    source_urls: int = 0
 
 
 @dataclass
@@ -72,6 +77,8 @@ class _Plan:
     new_old_slugs: list = field(default_factory=list)
     # The byline's authors, in order, or None to leave the stored ones (no Authors line).
     authors: list | None = None
+    # Corrections and updates the file adds (unsaved Correction rows).
+    new_corrections: list = field(default_factory=list)
     changed: bool = True
 
     def problem(self, line_key, message):
@@ -340,10 +347,60 @@ def _author_problems(plan):
     return problems
 
 
-def _plan(path, parsed, order, keep_ids, ids_taken):
+def _correction_problems(plan, keep_ids, correction_ids_taken):
+    """The corrections and updates the file lists, each checked by the model's rules; the
+    ones the article lacks (by kind, time and words) are added. An import never edits or
+    removes one, as "Old slugs" never removes an address: a published correction may not
+    disappear quietly, and only an admin may change one, in the admin, where the change is
+    recorded (editorial.admin.CorrectionAdmin). So a line with a stored note's time but
+    other words or kind is refused, and stored notes the file leaves out are kept (the file
+    may be older than they are). With ``keep_ids`` (a restore) a new note gets the file's
+    id unless ``correction_ids_taken`` holds it."""
+    if plan.parsed.corrections is None:
+        return []
+    stored = list(plan.existing.corrections.all()) if plan.existing is not None else []
+    unmatched = [(c.kind, c.published_at, c.note) for c in stored]
+    stored_times = {c.published_at for c in stored}
+    problems, seen = [], {}
+    for item in plan.parsed.corrections:
+        key = (item.kind, item.published_at, item.note)
+        if key in seen:
+            problems.append(
+                f"{plan.path}:{item.line}: this {item.kind} is also at line {seen[key]}."
+            )
+            continue
+        seen[key] = item.line
+        correction = Correction(kind=item.kind, published_at=item.published_at, note=item.note)
+        try:
+            correction.full_clean(exclude=["article", "revision"])
+        except ValidationError as error:
+            problems += [
+                f"{plan.path}:{item.line}: {item.kind} {name.replace('_', ' ')}: {message}"
+                for name, messages in error.message_dict.items()
+                for message in messages
+            ]
+            continue
+        if key in unmatched:
+            unmatched.remove(key)
+        elif item.published_at in stored_times:
+            problems.append(
+                f"{plan.path}:{item.line}: the article has a note published at this time with "
+                "other words or of another kind; an import adds corrections and updates but "
+                "never changes one: an admin edits it under Corrections in the admin, where "
+                "the change is recorded."
+            )
+        else:
+            if keep_ids and item.id is not None and item.id not in correction_ids_taken:
+                correction_ids_taken.add(item.id)
+                correction.pk = item.id
+            plan.new_corrections.append(correction)
+    return problems
+
+
+def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
     """The article a file will write, and what is wrong with it. With ``keep_ids`` a new
     article gets its file's id unless ``ids_taken`` (stored ones and those of the files
-    before) holds it."""
+    before) holds it, and a new correction likewise (``correction_ids_taken``)."""
     slug, existing = _find(parsed)
     article = existing or Article(slug=slug)
     slug_is_new = existing is None or existing.slug != slug
@@ -388,6 +445,7 @@ def _plan(path, parsed, order, keep_ids, ids_taken):
     problems = lead_image_problems + _validate(path, parsed, article, slug_is_new)
     problems += _old_slug_problems(plan)
     problems += _author_problems(plan)
+    problems += _correction_problems(plan, keep_ids, correction_ids_taken)
     return plan, problems
 
 
@@ -455,6 +513,9 @@ def import_articles(paths, *, keep_ids=False):
     files = find_files(paths)
     problems, plans = [], []
     ids_taken = set(Article.objects.values_list("pk", flat=True)) if keep_ids else set()
+    correction_ids_taken = (
+        set(Correction.objects.values_list("pk", flat=True)) if keep_ids else set()
+    )
     for order, path in enumerate(files):
         try:
             parsed = parse(_read(path))
@@ -464,7 +525,7 @@ def import_articles(paths, *, keep_ids=False):
         except FormatError as error:
             problems.append(f"{path}:{error.line}: {error.message}")
             continue
-        plan, plan_problems = _plan(path, parsed, order, keep_ids, ids_taken)
+        plan, plan_problems = _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken)
         problems += plan_problems
         plans.append(plan)
     problems += _claims(plans)
@@ -476,7 +537,7 @@ def import_articles(paths, *, keep_ids=False):
         "sources", "related_links__target", "tags", "authorships__author"
     )
     for plan in plans:
-        if plan.existing is not None and not plan.new_old_slugs:
+        if plan.existing is not None and not plan.new_old_slugs and not plan.new_corrections:
             article = stored.get(pk=plan.existing.pk)
             plan.changed = _stored_state(article) != _wanted_state(plan, article)
     # In the order of the files' ids (articles published at the same moment are listed by
@@ -490,14 +551,14 @@ def import_articles(paths, *, keep_ids=False):
         with _naming(plan):
             plan.article.save()
     if keep_ids and changed:
-        with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), [Article]):
-                cursor.execute(sql)
+        _reset_sequences([Article])
     for plan in changed:
         # The revision is made of what _write_parts() adds, once everything is written.
         with _naming(plan), reversion.create_revision(manage_manually=True):
             reversion.set_comment(f"Imported from {plan.path}")
             _write_parts(plan)
+    if keep_ids and any(plan.new_corrections for plan in changed):
+        _reset_sequences([Correction])
 
     result = ImportResult([], [], [])
     for plan in plans:
@@ -506,6 +567,13 @@ def import_articles(paths, *, keep_ids=False):
         else:
             (result.updated if plan.existing else result.created).append(plan.article)
     return result
+
+
+def _reset_sequences(models):
+    """After rows were written with chosen ids: new rows get ids past them (PostgreSQL)."""
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), models):
+            cursor.execute(sql)
 
 
 class _naming:
@@ -527,8 +595,8 @@ class _naming:
 
 def _write_parts(plan):
     """Write an article's sources, related links, new old slugs, tags, authors (when the
-    file names them), and (for a new article whose file says when it was last changed)
-    that time; then record it all as the revision's."""
+    file names them), new corrections and updates, and (for a new article whose file
+    says when it was last changed) that time; then record it all as the revision's."""
     article, parsed = plan.article, plan.parsed
     article.sources.all().delete()
     Source.objects.bulk_create(
@@ -554,6 +622,14 @@ def _write_parts(plan):
         )
     for slug in plan.new_old_slugs:
         RetiredSlug.objects.update_or_create(slug=slug, defaults={"article": article})
+    for correction in plan.new_corrections:
+        # Saved one by one: its signal purges the article's page, /corrections/ and the
+        # feeds. Not tied to a revision (its ``revision`` stays empty): the change it
+        # describes was made before the file was written, and the import's revision would
+        # show the whole file as its diff. The import's revision records it as added.
+        correction.article = article
+        correction.save(force_insert=True)
+        reversion.add_to_revision(correction)
     if plan.existing is None and parsed.updated_at is not None:
         Article.objects.filter(pk=article.pk).update(updated_at=parsed.updated_at)
         article.updated_at = parsed.updated_at
@@ -653,10 +729,46 @@ def _restore_authors(authors):
                 cursor.execute(sql)
 
 
+def _source_urls(path):
+    """The backup's source URLs as unsaved SourceURL rows, and the problems found (the
+    model's rules, as in the admin; a URL listed twice). None in a backup made before
+    source checks existed."""
+    parsed = _listing(path, parse_source_urls) if path.exists() else []
+    problems, rows, seen = [], [], {}
+    for item in parsed:
+        row = SourceURL(**{name: getattr(item, name) for name in _SOURCE_URL_COLUMNS})
+        messages = []
+        if item.url in seen:
+            messages.append(f"this URL is also the block at line {seen[item.url]}.")
+        seen.setdefault(item.url, item.line)
+        try:
+            row.full_clean(validate_unique=False)
+        except ValidationError as error:
+            for name, errors in error.message_dict.items():
+                field = SourceURL._meta.get_field(name).verbose_name
+                messages += [f"{field}: {message}" for message in errors]
+        problems += [f"{path}:{item.line}: {message}" for message in messages]
+        rows.append(row)
+    return rows, problems
+
+
+_SOURCE_URL_COLUMNS = [f.name for f in SourceURL._meta.concrete_fields if not f.primary_key]
+
+
+def _restore_source_urls(rows):
+    """Written at once (check_sources writes them so, too); the pages citing a URL with
+    an archived copy show it, so theirs are purged, as an editor's change would."""
+    SourceURL.objects.bulk_create(rows, batch_size=1000)
+    for row in rows:
+        if row.archive_url:
+            purge.source_url_changed(row.url)
+
+
 @transaction.atomic
 def import_site(folder):
     """Restore a whole-site backup (export_site) into an empty database: its authors and
-    topics, every article with its id and byline, and the addresses of deleted articles.
+    topics, every article with its id, byline and notes, the addresses of deleted
+    articles, and the source URLs' checks and archived copies.
     All or nothing, as import_articles()."""
     folder = Path(folder)
     if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
@@ -669,18 +781,21 @@ def import_site(folder):
         or RetiredSlug.objects.exists()
         or Author.objects.exists()
         or Image.objects.exists()
+        or SourceURL.objects.exists()
     ):
         raise ImportFailed(
             [
-                f"{folder}: the database already has articles, topics, authors or images; a "
-                "site backup is restored into an empty one (import single articles with "
-                "import_articles)."
+                f"{folder}: the database already has articles, topics, authors, images or "
+                "source checks; a site backup is restored into an empty one (import single "
+                "articles with import_articles)."
             ]
         )
     tags_path, gone_path = folder / BACKUP_TAGS, folder / BACKUP_GONE
     tags = _listing(tags_path, parse_tags)
     gone = _listing(gone_path, parse_gone) if gone_path.exists() else []
     authors, problems = _authors(folder / BACKUP_AUTHORS)
+    source_urls, source_url_problems = _source_urls(folder / BACKUP_SOURCES)
+    problems += source_url_problems
     names, slugs = set(), set()
     slug_field = Tag._meta.get_field("slug")
     for slug, name, line in tags:
@@ -721,7 +836,8 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     RetiredSlug.objects.bulk_create(RetiredSlug(slug=slug) for slug, _ in dict(gone).items())
+    _restore_source_urls(source_urls)
     problems = restore_front(folder / BACKUP_FRONT)
     if problems:
         raise ImportFailed(problems)
-    return SiteResult(result, len(tags), len(gone), len(authors))
+    return SiteResult(result, len(tags), len(gone), len(authors), len(source_urls))

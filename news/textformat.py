@@ -9,8 +9,8 @@ two forms, named by an optional ``Format:`` line in a header block after the tit
 - Markdown: the body as the editor wrote it, stored exactly as it is in the file.
 
 The header block also carries the fields of the whole-site backup (slug, old slugs,
-status, published and updated times, summary, id) and the article's authors (by slug, in
-byline order). ``format_article`` writes an article
+status, published and updated times, summary, id), the article's authors (by slug, in
+byline order) and its public corrections and updates. ``format_article`` writes an article
 in the first form that reads back exactly as the article is (it checks by parsing what it
 wrote), so that export then import never loses anything silently.
 """
@@ -66,8 +66,17 @@ HEADER_FIELDS = {
     "Summary": "summary",
     "Lead image": "lead_image",
     "Authors": "authors",
+    "Correction": "corrections",
+    "Update": "corrections",
     "Id": "id",
 }
+# Lines that may be given more than once, each adding one item (in the file's order).
+REPEATED_FIELDS = {"Correction", "Update"}
+# A correction's or update's line: its published time (in the full form, then its id), " | ",
+# its note. The time and id never hold "|", so the first one ends them.
+NOTE_SEPARATOR = " | "
+CORRECTION_KINDS = {"Correction": "correction", "Update": "update"}
+_NOTE_WHEN = re.compile(r"(?P<time>[^,|]+?)(?:, id (?P<id>\d+))?")
 STATUSES = ("published", "review", "draft")
 _HEADER_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [a-z]+)*):(?: (?P<value>.*))?")
 _SLUG = re.compile(r"[-a-zA-Z0-9_]+")
@@ -117,6 +126,22 @@ class ParsedLink:
 
 
 @dataclass
+class ParsedCorrection:
+    """A public note on a change (news.Correction): ``kind`` is "correction" or "update"."""
+
+    kind: str
+    published_at: datetime
+    note: str
+    # Its id where it was exported (the full form: a restore keeps it, as its anchor on
+    # the article's page and its id in the corrections feed are made of it).
+    id: int | None = None
+    line: int = 0
+
+    def content(self):
+        return (self.kind, self.published_at, self.note, self.id)
+
+
+@dataclass
 class ParsedArticle:
     """An article as the format holds it. The header fields are None when the file has no
     line for them (a plain export): the importer then leaves them as they are."""
@@ -142,6 +167,9 @@ class ParsedArticle:
     lead_image: str | None = None
     # Author slugs in byline order; None when the file does not say (left as stored).
     authors: list[str] | None = None
+    # Corrections and updates, oldest first; None when the file has no such line (the
+    # stored ones are left as they are).
+    corrections: list[ParsedCorrection] | None = None
     id: int | None = None
 
     @property
@@ -167,6 +195,7 @@ class ParsedArticle:
             self.summary,
             self.lead_image,
             self.authors,
+            None if self.corrections is None else [c.content() for c in self.corrections],
             self.id,
         )
 
@@ -282,9 +311,13 @@ def _parse_header(start, header_lines):
                 + ", one a line.",
             )
         key = HEADER_FIELDS[name]
+        value = (match["value"] or "").strip()
+        if name in REPEATED_FIELDS:
+            values.setdefault(key, []).append(_parse_correction(name, value, line_number))
+            lines.setdefault(key, line_number)
+            continue
         if key in values:
             raise FormatError(line_number, f"'{name}:' is given twice.")
-        value = (match["value"] or "").strip()
         lines[key] = line_number
         if key == "format":
             if value not in FORMATS:
@@ -322,6 +355,37 @@ def _parse_header(start, header_lines):
             value = int(value)
         values[key] = value
     return values, lines
+
+
+def _parse_correction(name, value, line):
+    """'Correction: TIME | NOTE' or 'Correction: TIME, id N | NOTE' (or 'Update:'): the
+    time as 'Published:' has it, the note as written or as a JSON string. The first '|'
+    ends the time, so the note may hold more."""
+    when, separator, note = value.partition(NOTE_SEPARATOR.strip())
+    match = _NOTE_WHEN.fullmatch(when.strip())
+    if not separator or not match:
+        raise FormatError(
+            line,
+            f"'{name}:' must read '{name}: TIME | NOTE' (or '{name}: TIME, id N | NOTE'), "
+            f"e.g. '{name}: 2026-11-30 14:05:00+00:00 | What changed.', not {value!r}.",
+        )
+    if match["id"] is not None and (not match["id"].isascii() or int(match["id"]) == 0):
+        raise FormatError(line, f"'{name}:' must give a positive whole number as its id.")
+    return ParsedCorrection(
+        kind=CORRECTION_KINDS[name],
+        published_at=_parse_time(match["time"], line, name),
+        note=_text_value(note.strip(), line, name),
+        id=None if match["id"] is None else int(match["id"]),
+        line=line,
+    )
+
+
+def _write_correction(correction):
+    name = next(name for name, kind in CORRECTION_KINDS.items() if kind == correction.kind)
+    when = _write_time(correction.published_at)
+    if correction.id is not None:
+        when += f", id {correction.id}"
+    return f"{name}: {when}{NOTE_SEPARATOR}{_write_text_value(correction.note)}"
 
 
 def _body_markdown(blocks):
@@ -480,6 +544,7 @@ def parse(text):
         summary=header.get("summary"),
         lead_image=header.get("lead_image"),
         authors=header.get("authors"),
+        corrections=header.get("corrections"),
         id=header.get("id"),
     )
 
@@ -568,6 +633,9 @@ def write(article, form, *, header=False):
         # No line without authors: such files read as before (and the demo and shared
         # articles keep exporting byte for byte).
         header_lines.append(f"Authors: {', '.join(article.authors)}")
+    if article.corrections:
+        # Likewise only for an article with corrections or updates.
+        header_lines += [_write_correction(c) for c in article.corrections]
     if article.id is not None:
         header_lines.append(f"Id: {article.id}")
     blocks = [article.title]
@@ -596,8 +664,9 @@ def _header_line(name, value):
 
 
 def article_content(article, *, full=False):
-    """A stored article (with sources, related links and their targets, tags, authors and,
-    when ``full``, retired slugs loaded) as a ParsedArticle: what its file must say."""
+    """A stored article (with sources, related links and their targets, tags, authors,
+    corrections and, when ``full``, retired slugs loaded) as a ParsedArticle: what its
+    file must say."""
     related = [
         ParsedLink(link.target.title, link.target.slug)
         if link.target_id and link.target
@@ -616,8 +685,17 @@ def article_content(article, *, full=False):
         # Written whenever there is one (an article without stays byte-equal).
         lead_image=article.lead_image.key if article.lead_image_id else None,
         authors=[authorship.author.slug for authorship in article.authorships.all()] or None,
+        corrections=[
+            ParsedCorrection(c.kind, timezone.localtime(c.published_at), c.note)
+            for c in article.corrections.all()
+        ]
+        or None,
     )
     if full:
+        for correction, stored in zip(
+            content.corrections or [], article.corrections.all(), strict=True
+        ):
+            correction.id = stored.pk
         content.slug = article.slug
         content.old_slugs = sorted(retired.slug for retired in article.retired_slugs.all())
         content.status = article.status
@@ -673,7 +751,7 @@ def _difference(content, problem):
     names = [
         "title", "body", "event date", "published date", "facts verified", "related links",
         "sources", "tags", "slug", "old slugs", "status", "published", "updated", "summary",
-        "lead image", "authors", "id",
+        "lead image", "authors", "corrections and updates", "id",
     ]  # fmt: skip
     for name, wanted, read in zip(names, content.content(), problem.content(), strict=True):
         if wanted != read:
@@ -851,3 +929,122 @@ def _parse_author(block):
         line=start,
         photo=values.get("Photo"),
     )
+
+
+# The whole-site backup's source checks (sources.txt): a block of "Name: value" lines per
+# source URL, as check_sources last found it and as editors decided about it.
+SOURCES_FILE_HEADER = (
+    "# Source URLs, by URL: a block of lines each, a blank line between them. URL always;\n"
+    "# when set: State (fine, moved, gone, failing or soft-404), Status (the last HTTP\n"
+    "# status), Final URL (where redirects led), Error (why the last check failed),\n"
+    "# Checked, Worked (the last check that worked), Failures (checks in a row that\n"
+    "# failed), Next check, Archived copy (readers see it next to a dead source) and\n"
+    "# Ignored until (left out of Sources to fix until then).\n"
+    "# Times carry their UTC offset; a value in double quotes is a JSON string.\n"
+)
+# Line names, and the ParsedSourceURL (and sources.models.SourceURL) field of each.
+SOURCE_URL_FIELDS = {
+    "URL": "url",
+    "State": "state",
+    "Status": "last_status",
+    "Final URL": "final_url",
+    "Error": "last_error",
+    "Checked": "last_checked_at",
+    "Worked": "last_ok_at",
+    "Failures": "failures",
+    "Next check": "next_check_at",
+    "Archived copy": "archive_url",
+    "Ignored until": "ignored_until",
+}
+_SOURCE_URL_TIMES = {"last_checked_at", "last_ok_at", "next_check_at", "ignored_until"}
+_SOURCE_URL_NUMBERS = {"last_status", "failures"}
+_SOURCE_URL_LINE = re.compile(r"(?P<name>[A-Z][A-Za-z]*(?: [A-Za-z]+)*):(?: (?P<value>.*))?")
+
+
+@dataclass
+class ParsedSourceURL:
+    url: str
+    state: str = "unchecked"
+    last_status: int | None = None
+    final_url: str = ""
+    last_error: str = ""
+    last_checked_at: datetime | None = None
+    last_ok_at: datetime | None = None
+    failures: int = 0
+    next_check_at: datetime | None = None
+    archive_url: str = ""
+    ignored_until: datetime | None = None
+    line: int = 0
+
+    def content(self):
+        return tuple(getattr(self, name) for name in SOURCE_URL_FIELDS.values())
+
+
+def format_source_urls(source_urls):
+    """sources.txt from ParsedSourceURL values (a line for each field that is set);
+    ExportError naming a URL whose lines would not read back exactly."""
+    blocks = []
+    for item in source_urls:
+        lines = []
+        for name, key in SOURCE_URL_FIELDS.items():
+            value = getattr(item, key)
+            if value in (None, "", 0) or (key == "state" and value == "unchecked"):
+                continue
+            if key in _SOURCE_URL_TIMES:
+                value = _write_time(value)
+            elif key == "last_error":
+                value = _write_text_value(value)
+            lines.append(f"{name}: {value}")
+        blocks.append("\n".join(lines) + "\n")
+    text = SOURCES_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
+    for wanted, got in zip(source_urls, parse_source_urls(text), strict=True):
+        if wanted.content() != got.content():
+            raise ExportError(f"the source URL {wanted.url!r} cannot be written exactly.")
+    return text
+
+
+def parse_source_urls(text):
+    """[ParsedSourceURL] from sources.txt; FormatError naming the line on any problem.
+    (Whether a URL is a URL, a state a state: the model's rules, checked by the restore.)"""
+    items, block = [], []
+    for number, line in enumerate([*text.removeprefix("\ufeff").split("\n"), ""], start=1):
+        line = line.rstrip("\r")
+        if line.startswith("#"):
+            continue
+        if line.strip():
+            block.append((number, line))
+        elif block:
+            items.append(_parse_source_url(block))
+            block = []
+    return items
+
+
+def _parse_source_url(block):
+    values = {}
+    for number, line in block:
+        match = _SOURCE_URL_LINE.fullmatch(line)
+        name = match["name"] if match else None
+        if name not in SOURCE_URL_FIELDS:
+            raise FormatError(
+                number,
+                f"{line!r} is not a source URL line; a source URL's block holds "
+                + ", ".join(f"'{known}:'" for known in SOURCE_URL_FIELDS)
+                + " lines.",
+            )
+        key = SOURCE_URL_FIELDS[name]
+        if key in values:
+            raise FormatError(number, f"'{name}:' is given twice for one source URL.")
+        value = (match["value"] or "").strip()
+        if key in _SOURCE_URL_TIMES:
+            value = _parse_time(value, number, name)
+        elif key in _SOURCE_URL_NUMBERS:
+            if not value.isascii() or not value.isdigit():
+                raise FormatError(number, f"'{name}:' must be a whole number, not {value!r}.")
+            value = int(value)
+        elif key == "last_error":
+            value = _text_value(value, number, name)
+        values[key] = value
+    start = block[0][0]
+    if not values.get("url"):
+        raise FormatError(start, "a source URL's block needs a 'URL:' line.")
+    return ParsedSourceURL(**values, line=start)

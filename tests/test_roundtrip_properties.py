@@ -10,7 +10,7 @@ path through the database (export_articles, import_articles, the article page).
 """
 
 import tempfile
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from news.textformat import (
     MARKDOWN_JSON,
     PLAIN_TEXT,
     ParsedArticle,
+    ParsedCorrection,
     ParsedLink,
     ParsedSource,
     parse,
@@ -210,6 +211,44 @@ def test_any_body_reads_back_exactly_and_writes_the_same_file(body, summary, ful
     assert write_exactly(parsed, header=full) == text
 
 
+# A note as the model allows it: any text but control characters (line breaks aside).
+note_text = st.text(
+    alphabet=st.characters(blacklist_categories=["Cc", "Cs"]) | st.sampled_from(["\n", "|", '"']),
+    min_size=1,
+    max_size=40,
+)
+notes = st.lists(
+    st.builds(
+        ParsedCorrection,
+        kind=st.sampled_from(["correction", "update"]),
+        published_at=st.datetimes(
+            min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+        ),
+        note=note_text,
+        id=st.none() | st.integers(1, 10**9),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(body=any_body, corrections=notes, full=st.booleans())
+@settings(deadline=None)
+@example(
+    body="Text.",
+    corrections=[
+        ParsedCorrection("update", datetime(2026, 11, 30, 14, 5, tzinfo=UTC), " a | b, id 2 ")
+    ],
+    full=False,
+)
+def test_any_corrections_and_updates_read_back_exactly(body, corrections, full):
+    content = content_with(body, "", full)
+    content.corrections = corrections
+    text = write_exactly(content, header=full)
+    assert parse(text).content() == content.content()
+    assert write_exactly(parse(text), header=full) == text
+
+
 @given(body=markdown_bodies())
 @settings(deadline=None)
 def test_a_markdown_body_is_written_as_markdown_a_person_can_read(body):
@@ -264,6 +303,8 @@ def make_article(body, summary, status, moment):
     article.related_links.create(target=other, position=0)
     article.related_links.create(title="Wanted", position=1)
     article.tags.add("python", "release")
+    article.corrections.create(kind="correction", note="It said 3.8.", published_at=moment)
+    article.corrections.create(kind="update", note="Out now.\nTwo lines.", published_at=moment)
     return Article.objects.get(pk=article.pk)
 
 
@@ -276,6 +317,7 @@ def stored(article):
         [(s.title, s.publisher, s.url) for s in article.sources.all()],
         [(link.target_id, link.title) for link in article.related_links.all()],
         sorted(tag.name for tag in article.tags.all()),
+        [(c.pk, c.kind, c.published_at, c.note) for c in article.corrections.all()],
     )  # fmt: skip
 
 

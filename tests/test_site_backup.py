@@ -1,5 +1,6 @@
 """The whole-site backup: export_site writes every article (drafts and scheduled ones too)
-with every field, the topics with their addresses and the addresses of deleted articles;
+with every field and its corrections and updates, the topics with their addresses, the
+addresses of deleted articles and the source URLs' checks and archived copies;
 import_site into an empty database gives back every public page, byte for byte.
 
 The pages are found by crawling the site from its home page, sitemaps and feeds (plus
@@ -13,7 +14,7 @@ TAG_RUNS): the pages themselves do not define it.
 import difflib
 import re
 import shutil
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from io import StringIO
 from urllib.parse import urlsplit
 
@@ -28,8 +29,15 @@ from reversion.models import Version
 from images.models import Image
 from news.models import Article, RetiredSlug, Tag
 from people.models import Author, AuthorLink
+from sources.models import SourceURL, State
 
-from .factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
+from .factories import (
+    ArticleFactory,
+    CorrectionFactory,
+    ImageFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 from .test_admin import form_data
 from .test_limits import post
 
@@ -56,6 +64,13 @@ TAG_RUNS = [
     re.compile(r'((?:<category term="[^"]*"/>)+)'),
 ]
 TAG_ITEM = re.compile(r"<li>.*?</li>|<category>[^<]*</category>|<category term=\"[^\"]*\"/>")
+# The roundup's public notes, and the checks of two source URLs of the demo articles.
+CORRECTED_AT = datetime(2024, 5, 3, 8, 15, 1, 500000, tzinfo=UTC)
+UPDATED_AT = datetime(2024, 5, 4, 17, 0, tzinfo=UTC)
+GONE_URL = "https://docs.djangoproject.com/en/5.1/releases/5.1/"
+ARCHIVE_URL = "https://web.archive.org/web/2024/https://docs.djangoproject.com/en/5.1/"
+FAILING_URL = "https://go.dev/doc/go1.22"
+CHECKED_AT = datetime(2026, 11, 2, 3, 4, 5, 600000, tzinfo=UTC)
 LINK_RE = re.compile(r'(?:href|src)="(/[^"#]*)"|<loc>https?://[^/<]+(/[^<]*)</loc>')
 
 
@@ -73,7 +88,9 @@ def build_site(editor):
     draft, one by title), whose slug was then changed; a topic whose address an editor
     chose; a deleted article; two articles published at the same moment; a body only the
     JSON form holds; authors (the demo's, one with a bio of two lines, a link and an
-    account, one without articles), and a byline of two chosen in the admin."""
+    account, one without articles), and a byline of two chosen in the admin; a
+    correction (on /corrections/ and its feed) and an update of two lines; a dead source
+    with an archived copy readers see, and a failing one an editor ignores for now."""
     call_command("load_demo", stdout=StringIO())
     photo = ImageFactory(width=1600, height=900, caption="A caption", licence="cc-by-4.0")
     # In the library, shown nowhere; a portrait.
@@ -139,6 +156,19 @@ def build_site(editor):
     RelatedLinkFactory(article=twin, target=django, position=0)
     ArticleFactory(title="Ends like a file", body="Text.\n\nSources\n\n• A (B)", tags=["twins"])
     ArticleFactory(title="Soon deleted").delete()
+    CorrectionFactory(article=article, published_at=CORRECTED_AT, note="It said 4.0 | it was 4.1.")
+    CorrectionFactory(
+        article=article, kind="update", published_at=UPDATED_AT, note="Now out.\nEverywhere."
+    )
+    SourceURL.objects.create(
+        url=GONE_URL, state=State.GONE, last_status=404, last_checked_at=CHECKED_AT,
+        last_ok_at=CHECKED_AT - timedelta(days=30), failures=3,
+        next_check_at=CHECKED_AT + timedelta(hours=4), archive_url=ARCHIVE_URL,
+    )  # fmt: skip
+    SourceURL.objects.create(
+        url=FAILING_URL, state=State.FAILING, last_error="timed out: no answer in 10 s ",
+        last_checked_at=CHECKED_AT, failures=2, ignored_until=CHECKED_AT + timedelta(days=90),
+    )  # fmt: skip
     return article
 
 
@@ -198,6 +228,7 @@ def wipe():
     Tag.objects.all().delete()
     Author.objects.all().delete()
     Image.objects.all().delete()
+    SourceURL.objects.all().delete()
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
 
@@ -216,6 +247,11 @@ def test_a_restored_backup_gives_every_public_page_back(editor, tmp_path):
         assert any(url.startswith(piece) for url in before), piece
     assert before["/articles/release-notes-roundup/"][:2] == (301, "/articles/roundup/")
     assert before["/articles/soon-deleted/"][0] == 410
+    # The notes and the archived copy are on the pages compared.
+    assert b"It said 4.0 | it was 4.1." in before["/corrections/feed/"][2]
+    assert b"Everywhere." in before["/articles/roundup/"][2]
+    django = Article.objects.get(slug__startswith="django-5-1").get_absolute_url()
+    assert f'class="archived" href="{ARCHIVE_URL}"'.encode() in before[django][2]
     assert len(before) > 60
 
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
@@ -225,7 +261,7 @@ def test_a_restored_backup_gives_every_public_page_back(editor, tmp_path):
     out = StringIO()
     call_command("import_site", str(tmp_path / "backup"), stdout=out)
     assert f"Restored {count} article(s), 16 topic(s) and 1 address(es)" in out.getvalue()
-    assert "with 4 author(s)" in out.getvalue()
+    assert "with 4 author(s) and 2 checked source URL(s)" in out.getvalue()
 
     after = crawl(reader, unlinked_addresses())
     assert sorted(after) == sorted(before)
@@ -258,11 +294,13 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "articles", "authors.txt", "front.json", "gone.txt", "images", "tags.txt",
+        "articles", "authors.txt", "front.json", "gone.txt", "images", "sources.txt",
+        "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 21
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
     published = timezone.localtime(article.published_at).isoformat(sep=" ")
+    correction, update = article.corrections.all()
     assert text.startswith(
         "Release notes roundup\n\n"
         "Format: Markdown, CRLF line breaks\n"
@@ -274,6 +312,9 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
         'Summary: "What shipped this week,\\r\\nin brief."\n'
         f"Lead image: {article.lead_image.sha256[:16]}\n"
         "Authors: ada, skillo-demo-writer\n"
+        f"Correction: 2024-05-03 08:15:01.500000+00:00, id {correction.pk} | "
+        "It said 4.0 | it was 4.1.\n"
+        f'Update: 2024-05-04 17:00:00+00:00, id {update.pk} | "Now out.\\nEverywhere."\n'
         f"Id: {article.pk}\n\n"
         '## What happened\n\nRead the [release notes](https://example.org/notes "Notes")'
     )
@@ -297,6 +338,27 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     assert f"\nPhoto: {portrait.key}\n" in (folder / "authors.txt").read_text()
     with portrait.file.open("rb") as original:
         assert (folder / "images" / f"{portrait.key}.jpg").read_bytes() == original.read()
+    assert (
+        (folder / "sources.txt")
+        .read_text()
+        .endswith(
+            "\nURL: https://docs.djangoproject.com/en/5.1/releases/5.1/\n"
+            "State: gone\n"
+            "Status: 404\n"
+            "Checked: 2026-11-02 03:04:05.600000+00:00\n"
+            "Worked: 2026-10-03 03:04:05.600000+00:00\n"
+            "Failures: 3\n"
+            "Next check: 2026-11-02 07:04:05.600000+00:00\n"
+            f"Archived copy: {ARCHIVE_URL}\n"
+            "\n"
+            "URL: https://go.dev/doc/go1.22\n"
+            "State: failing\n"
+            'Error: "timed out: no answer in 10 s "\n'
+            "Checked: 2026-11-02 03:04:05.600000+00:00\n"
+            "Failures: 2\n"
+            "Ignored until: 2027-01-31 03:04:05.600000+00:00\n"
+        )
+    )
     ends_like_a_file = (folder / "articles" / "ends-like-a-file.txt").read_text()
     assert "\nFormat: Markdown, as a JSON string\n" in ends_like_a_file
     assert '\n"Text.\\n\\nSources\\n\\n• A (B)"\n' in ends_like_a_file
@@ -312,8 +374,8 @@ def test_a_restore_records_a_revision_per_article(editor, tmp_path):
     version = Version.objects.get_for_object(article).first()
     path = tmp_path / "backup" / "articles" / "roundup.txt"
     assert version.revision.comment == f"Imported from {path}"
-    # sources, links, tags, authors
-    assert version.revision.version_set.count() == 1 + 1 + 3 + 2 + 2
+    # sources, links, tags, authors, and the notes it added
+    assert version.revision.version_set.count() == 1 + 1 + 3 + 2 + 2 + 2
 
 
 def test_export_site_refuses_a_folder_with_files(tmp_path):
@@ -393,3 +455,51 @@ def test_two_files_with_one_id_restore_both_without_overwriting(tmp_path):
     call_command("import_site", str(tmp_path / "backup"), stdout=StringIO())
     first, second = Article.objects.order_by("pk")
     assert (first.pk, first.title, second.title) == (article.pk, "First", "Second")
+
+
+def sources_backup(tmp_path, *lines):
+    """A backup of one article citing a checked URL, with ``lines`` added to sources.txt."""
+    article = ArticleFactory()
+    SourceFactory(article=article, url=GONE_URL)
+    SourceURL.objects.create(url=GONE_URL, state=State.GONE, archive_url=ARCHIVE_URL)
+    call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
+    wipe()
+    path = tmp_path / "backup" / "sources.txt"
+    path.write_text(path.read_text() + "".join(f"{line}\n" for line in lines))
+    return path
+
+
+def test_a_restore_gives_readers_the_archived_copy_back(tmp_path):
+    sources_backup(tmp_path)
+    call_command("import_site", str(tmp_path / "backup"), stdout=StringIO())
+    assert SourceURL.objects.get().archive_url == ARCHIVE_URL
+    page = Client().get(Article.objects.get().get_absolute_url()).content.decode()
+    assert f'class="archived" href="{ARCHIVE_URL}"' in page
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["", "URL: https://example.org/a", "Failures: many"], ":14: 'Failures:' must be a whole"),
+        (["", "URL: https://example.org/a", "Colour: red"], ":14: 'Colour: red' is not a source"),
+        (["", "URL: https://example.org/a", "State: lost"], ":13: state: Value 'lost' is not"),
+        (["", "URL: not a url"], ":13: URL: Enter a valid URL."),
+        (["", "Archived copy: https://example.org/a"], ":13: a source URL's block needs a 'URL:'"),
+        (["", f"URL: {GONE_URL}"], ":13: this URL is also the block at line 9."),
+    ],
+)
+def test_a_bad_source_url_line_names_file_and_line_and_restores_nothing(tmp_path, lines, expected):
+    path = sources_backup(tmp_path, *lines)
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=err)
+    assert f"{path}{expected}" in err.getvalue()
+    assert not Article.objects.exists() and not SourceURL.objects.exists()
+
+
+def test_import_site_refuses_a_database_with_source_checks(tmp_path):
+    sources_backup(tmp_path)
+    SourceURL.objects.create(url="https://example.org/checked")
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=StringIO())
+    assert not Article.objects.exists()

@@ -26,7 +26,12 @@ class Command(BaseCommand):
         if bool(slug) == bool(output):
             raise CommandError("Give either a slug or --output FOLDER.")
         articles = Article.objects.select_related("lead_image").prefetch_related(
-            "sources", "related_links__target", "tags", "retired_slugs", "authorships__author"
+            "sources",
+            "related_links__target",
+            "tags",
+            "retired_slugs",
+            "authorships__author",
+            "corrections",
         )
         if slug:
             article = articles.filter(slug=slug).first()

@@ -9,17 +9,26 @@ from django.utils import timezone
 
 from images.backup import write_library
 from news.frontpage import BACKUP_FRONT, write_front
-from news.importer import BACKUP_ARTICLES, BACKUP_AUTHORS, BACKUP_GONE, BACKUP_TAGS
+from news.importer import (
+    BACKUP_ARTICLES,
+    BACKUP_AUTHORS,
+    BACKUP_GONE,
+    BACKUP_SOURCES,
+    BACKUP_TAGS,
+)
 from news.models import Article, RetiredSlug, Tag
 from news.textformat import (
     ExportError,
     ParsedAuthor,
+    ParsedSourceURL,
     format_article,
     format_authors,
     format_gone,
+    format_source_urls,
     format_tags,
 )
 from people.models import Author
+from sources.models import SourceURL
 
 
 @contextmanager
@@ -56,7 +65,8 @@ class Command(BaseCommand):
         "old slugs, status, published and updated times, summary, lead image, authors and "
         "id; the authors with their bios, roles, links and accounts (authors.txt); the "
         "topics and their addresses (tags.txt); the addresses of deleted articles "
-        "(gone.txt); the image library, originals and words (images/). "
+        "(gone.txt); the source URLs' checks, archived copies and ignore dates (sources.txt); "
+        "the image library, originals and words (images/). "
         "import_site restores it into an empty database."
     )
 
@@ -90,7 +100,12 @@ class Command(BaseCommand):
         articles = (
             Article.objects.select_related("lead_image")
             .prefetch_related(
-                "sources", "related_links__target", "tags", "retired_slugs", "authorships__author"
+                "sources",
+                "related_links__target",
+                "tags",
+                "retired_slugs",
+                "authorships__author",
+                "corrections",
             )
             .order_by("pk")
         )
@@ -134,19 +149,33 @@ class Command(BaseCommand):
                 .prefetch_related("links")
                 .order_by("pk")
             ]
+            # What readers see (archived copies), what editors decided (ignored until)
+            # and what the checks found, so a restored site needs no check to show them.
+            fields = [f for f in SourceURL._meta.concrete_fields if not f.primary_key]
+            source_urls = [
+                ParsedSourceURL(**{f.name: getattr(row, f.name) for f in fields})
+                for row in SourceURL.objects.order_by("url").iterator(chunk_size=2000)
+            ]
+        authors_text = sources_text = ""
         try:
             authors_text = format_authors(authors)
+        except ExportError as error:
+            problems.append(str(error))
+        try:
+            sources_text = format_source_urls(source_urls)
         except ExportError as error:
             problems.append(str(error))
         for problem in problems:
             self.stderr.write(problem)
         if problems:
             raise CommandError(
-                f"{len(problems)} article(s) or author(s) could not be written exactly; no "
+                f"{len(problems)} article(s), author(s) or source URL(s) could not be written "
+                "exactly; no "
                 "backup was made."
             )
         (work / BACKUP_TAGS).write_text(format_tags(tags), encoding="utf-8", newline="\n")
         (work / BACKUP_GONE).write_text(format_gone(gone), encoding="utf-8", newline="\n")
         (work / BACKUP_AUTHORS).write_text(authors_text, encoding="utf-8", newline="\n")
         write_front(work / BACKUP_FRONT)
+        (work / BACKUP_SOURCES).write_text(sources_text, encoding="utf-8", newline="\n")
         return count

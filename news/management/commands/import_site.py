@@ -27,6 +27,6 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Restored {len(result.articles.created)} article(s), {result.tags} topic(s) "
                 f"and {result.gone} address(es) of deleted articles, with {result.authors} "
-                "author(s)."
+                f"author(s) and {result.source_urls} checked source URL(s)."
             )
         )
