@@ -22,8 +22,10 @@ from images.cards import WIDTH as CARD_WIDTH
 from images.cards import card_key
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
+from pagecache.store import remember
 from sources.models import SourceURL
 
+from .dependencies import FRONT
 from .rendering import IMAGE_SCHEME, PLACEMENT, html_to_text, placed_keys, render_markdown
 from .rules import (
     MAX_HEADER_TOPICS,
@@ -116,14 +118,26 @@ class ArticleQuerySet(models.QuerySet):
 
     def on_front_page(self):
         """(lead story or None, [pinned features]) chosen by the editors, as cards need
-        them (for_list()): two queries whatever their number, none without pins."""
-        pins = list(FrontPin.objects.active().values_list("article_id", "lead", "position"))
-        if not pins:
+        them (for_list()). The pins are remembered until the editors change them (FRONT),
+        so a page without pins costs no query and one with pins the cards' queries."""
+
+        def pins():
+            return [
+                [pk, lead, until.timestamp() if until else None]
+                for pk, lead, until in FrontPin.objects.filter(
+                    Q(until__isnull=True) | Q(until__gt=timezone.now())
+                ).values_list("article_id", "lead", "until")
+            ]
+
+        now = timezone.now().timestamp()
+        active = [(pk, lead) for pk, lead, until in remember("front:pins", [FRONT()], pins)
+                  if until is None or until > now]  # fmt: skip
+        if not active:
             return None, []
-        articles = {a.pk: a for a in self.for_list().filter(pk__in=[pk for pk, *_ in pins])}
-        # The pins come newest first among equals (Meta.ordering): the first lead leads.
-        lead_pk = next((pk for pk, lead, _ in pins if lead), None)
-        features = [articles[pk] for pk, lead, _ in pins if pk != lead_pk and pk in articles]
+        articles = {a.pk: a for a in self.for_list().filter(pk__in=[pk for pk, _ in active])}
+        # The pins come in their order (Meta.ordering): the first lead leads.
+        lead_pk = next((pk for pk, lead in active if lead and pk in articles), None)
+        features = [articles[pk] for pk, _ in active if pk != lead_pk and pk in articles]
         return articles.get(lead_pk), list(dict.fromkeys(features))
 
     def showing_image(self, image):
