@@ -19,7 +19,9 @@ LATEST = Dependency("list:all", doc="A page lists the newest articles, or the ar
 TOPICS = Dependency("tags", doc="A page lists topics with their counts.")
 NAV = Dependency("nav", doc="A page shows the site header's main topics.")
 FEEDS = Dependency(
-    "feeds", doc="Feeds and sitemaps: any public article's dates, its authors' names."
+    "feeds",
+    doc="Feeds, sitemaps and search results: any public article's dates, text and "
+    "topics, its authors' names.",
 )
 AUTHOR = Dependency(
     "author", doc="A page shows this author: their page, or their name in a byline."
