@@ -36,12 +36,16 @@ FTS_VOCAB = "news_article_fts_vocab"
 # The words a prefix stands for, at most (see SQLiteEngine).
 MAX_EXPANSION = 20
 RANK_WINDOW = 100
-EXACT_COUNT = 1000
+# Counting stops here: past it, the count is an estimate. Kept low since a word found in
+# a few percent of articles is counted by walking articles newest first, and PostgreSQL
+# reads each one's tsvector (about 10 microseconds each): 300 matches at 3% is 10,000.
+EXACT_COUNT = 300
 # A shorter prefix matches so many words that merging them costs more than it helps.
 MIN_PREFIX = 3
 # Past this share of matching articles, SQLite checks articles one by one, newest first,
-# rather than listing every match first (see SQLiteEngine.newest).
-DENSE = 0.4
+# rather than listing every match first (see SQLiteEngine.newest): RANK_WINDOW / DENSE
+# lookups at most, and listing a phrase's matches means checking it in every article.
+DENSE = 0.2
 # Relevance is divided by (1 + age in days / RECENCY_DAYS): an article a year old needs
 # twice the relevance of today's to rank above it.
 RECENCY_DAYS = 365
@@ -161,7 +165,7 @@ class SQLiteEngine:
     def newest(self, public, count, density):
         """Matches, newest first.
 
-        SQLite's own plan (every match, then sorted by date) suits a thousand matches.
+        SQLite's own plan (every match, then sorted by date) suits a few hundred matches.
         For more, the articles are walked newest first through the index on (status,
         published_at) until enough match: checked against the list of every match, or,
         when most articles match and building that list is the bigger cost, looked up
@@ -194,7 +198,16 @@ class SQLiteEngine:
         the window's articles up one by one would do that once per article, as slow as
         ranking every match. So one MATCH runs over the id range the window spans (one
         seek in the index), and keeps the window's articles.
+
+        It ranks by the words alone: bm25 counts a phrase's documents by finding the
+        phrase in every article, and every article in the window has the phrase anyway.
+        The exclusions, which no article in the window has, are left out too.
         """
+        words = re.sub(
+            r'"([^"]*)"',
+            lambda quoted: " ".join(f'"{word}"' for word in quoted[1].split()),
+            self.match.split(" NOT (")[0],
+        )
         return (
             f"""WITH recent AS MATERIALIZED ({window_sql})
             SELECT {FTS_TABLE}.rowid AS id, -bm25({FTS_TABLE}, 10.0, 5.0, 3.0, 1.0)
@@ -203,7 +216,7 @@ class SQLiteEngine:
             FROM {FTS_TABLE} CROSS JOIN recent ON recent.id = {FTS_TABLE}.rowid
             WHERE {FTS_TABLE} MATCH %s AND {FTS_TABLE}.rowid
                 BETWEEN (SELECT min(id) FROM recent) AND (SELECT max(id) FROM recent)""",
-            [*window_params, self.match],
+            [*window_params, words],
         )
 
     def articles(self, page_sql, page_params):

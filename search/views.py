@@ -21,6 +21,6 @@ class SearchView(ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(query=self.query, **kwargs)
-        # Known once the paginator has counted: past a thousand matches, an estimate.
+        # Known once the paginator has counted: past EXACT_COUNT matches, an estimate.
         context["approximate"] = getattr(self.object_list, "approximate", False)
         return context
