@@ -20,7 +20,9 @@ TOPICS = Dependency("tags", doc="A page lists topics with their counts.")
 NAV = Dependency("nav", doc="A page shows the site header's main topics.")
 FRONT = Dependency("front", doc="The home page's lead story and pinned features.")
 FEEDS = Dependency(
-    "feeds", doc="Feeds and sitemaps: any public article's dates, its authors' names."
+    "feeds",
+    doc="Feeds, sitemaps and search results: any public article's dates, text and "
+    "topics, its authors' names.",
 )
 AUTHOR = Dependency(
     "author", doc="A page shows this author: their page, or their name in a byline."

@@ -1,11 +1,16 @@
 from django.views.generic import ListView
 
+from news.dependencies import FEEDS, NAV
+from pagecache.dependencies import cached_page
+
 from .query import MAX_QUERY_LENGTH, search
 
 
+# A results page shows public articles' titles, dates, text and topics: any change to a
+# public article or a topic purges FEEDS (news.purge), so that key keeps it fresh. Each
+# query and page is its own cached page.
+@cached_page(NAV, FEEDS, parameters=["q", "page"])
 class SearchView(ListView):
-    """Never cached: every query is its own page."""
-
     paginate_by = 10
     context_object_name = "results"
     template_name = "search/results.html"
@@ -15,4 +20,7 @@ class SearchView(ListView):
         return search(self.query)
 
     def get_context_data(self, **kwargs):
-        return super().get_context_data(query=self.query, **kwargs)
+        context = super().get_context_data(query=self.query, **kwargs)
+        # Known once the paginator has counted: past EXACT_COUNT matches, an estimate.
+        context["approximate"] = getattr(self.object_list, "approximate", False)
+        return context

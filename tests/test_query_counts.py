@@ -55,6 +55,9 @@ PAGES = {
     "/corrections/feed/": 1,
     "/sitemaps/corrections.xml": 0,  # worked out once per change (sitemaps.latest_correction)
     "/search/?q=release": 3,  # count, a page of results, their tags
+    "/search/?q=release&page=2": 3,
+    "/search/?q=%22release+ships%22+-nothing": 3,  # a phrase, an exclusion
+    "/search/?q=rel": 3,  # a prefix: its words are read in the count's query
 }
 
 

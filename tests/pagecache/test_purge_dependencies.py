@@ -110,6 +110,22 @@ def test_feeds_a_new_article_purges_the_feed_and_sitemap(reader, site, committed
     assert fresh.get_absolute_url() in text(reader.get(pages[1]))
 
 
+def test_feeds_a_new_or_edited_article_purges_the_search_results(reader, site, committed):
+    url = reverse("search:results") + "?q=zeppelin"
+    other = reverse("search:results") + "?q=story"
+    warm(reader, url, other)
+    assert "Nothing matches" in text(reader.get(url))
+    publish(committed, title="Zeppelin story")
+    assert "Zeppelin story" in text(reader.get(url))
+    assert "Zeppelin story" in text(reader.get(other))
+    reader.later()
+    warm(reader, url)
+    with committed():
+        site.body = "Now about a zeppelin."
+        site.save()
+    assert "Old story" in text(reader.get(url))
+
+
 def test_navigation_a_topic_that_joins_the_header_purges_every_page(reader, site, committed):
     url = reverse("news:about-editorial")
     warm(reader, url)
