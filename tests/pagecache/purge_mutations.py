@@ -35,7 +35,9 @@ MUTATIONS = {
         "test_author_articles_",
     ),
     "schedule": (
-        "news/purge.py", "keys |= keys_to_purge(pk, replace(now, public=False), now)", "pass",
+        "news/purge.py",
+        "keys |= keys_to_purge(pk, replace(now, public=False, scheduled=True), now)",
+        "pass",
         "test_schedule_",
     ),
     "image": (
