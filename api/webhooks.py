@@ -11,11 +11,14 @@ import hashlib
 import hmac
 
 from django.conf import settings
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
 
-from news.purge import articles_changed
+from news import purge
+from news.models import Correction
+from news.purge import articles_changed, footprint
 
 from .models import Delivery, Event, Webhook
 
@@ -78,6 +81,41 @@ def queue_deliveries(sender, changes, **kwargs):
             ]
     if rows:
         Delivery.objects.bulk_create(rows)
+
+
+@receiver(post_save, sender=Correction)
+def queue_correction(sender, instance, created, **kwargs):
+    """A correction (not an update: those come as "updated") on a public article."""
+    if not created or instance.kind != Correction.Kind.CORRECTION:
+        return
+
+    def queue():
+        fp = footprint(instance.article_id)
+        if fp is None or not fp.public:
+            return
+        payload = {
+            "event": Event.CORRECTION.value,
+            "article": article_payload(instance.article_id, fp),
+            "correction": {
+                "note": instance.note,
+                "published_at": instance.published_at.isoformat(),
+            },
+        }
+        Delivery.objects.bulk_create(
+            Delivery(
+                webhook=hook,
+                event=Event.CORRECTION,
+                article_id=instance.article_id,
+                payload=payload,
+                due_at=timezone.now(),
+            )
+            for hook in Webhook.objects.filter(active=True)
+            if Event.CORRECTION in hook.events
+        )
+
+    # news.purge's on_commit: after the commit, like the other events (and replaceable
+    # in tests, where pytest-django's transactions never commit).
+    purge.on_commit(queue)
 
 
 def signature(secret, timestamp, body):

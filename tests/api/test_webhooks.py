@@ -271,3 +271,19 @@ def test_the_command_sends_what_is_due(hook, receiver):
     ArticleFactory()
     call_command("send_webhooks", verbosity=0)
     assert len(receiver.got) == 1
+
+
+def test_a_correction_on_a_public_article_makes_its_event(receiver):
+    from news.models import Correction
+
+    WebhookHostFactory(host="127.0.0.1")
+    WebhookFactory(url=receiver.url, events=[Event.CORRECTION])
+    article = ArticleFactory(title="Corrected")
+    Correction.objects.create(article=article, kind="correction", note="It was 3.7.")
+    Correction.objects.create(article=article, kind="update", note="Also on ARM.")
+    draft = ArticleFactory(title="Draft", draft=True)
+    Correction.objects.create(article=draft, kind="correction", note="Not public.")
+    [delivery] = Delivery.objects.all()
+    assert delivery.event == Event.CORRECTION
+    assert delivery.payload["correction"]["note"] == "It was 3.7."
+    assert delivery.payload["article"]["slug"] == article.slug
