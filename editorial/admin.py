@@ -134,7 +134,12 @@ class ArticleAdmin(CompareVersionAdmin):
     change_list_template = "admin/news/article/change_list.html"
 
     class Media:
-        js = ["editorial/admin-preview.js", "editorial/slug-fill.js", "editorial/autosave.js"]
+        js = [
+            "editorial/admin-preview.js",
+            "editorial/slug-fill.js",
+            "editorial/autosave.js",
+            "editorial/inline-order.js",
+        ]
         css = {"all": ["editorial/admin-preview.css"]}
 
     # Who may do what

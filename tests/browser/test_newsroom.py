@@ -1,0 +1,110 @@
+"""The newsroom in a real browser: a writer submits, the editors are told, an editor
+sends it back with a note, the writer fixes it, the editor schedules it from the form
+and it appears at its time; sources ordered by dragging and by buttons. Screenshots of
+the dashboard, the change form with its preview and a revision compare go to docs/."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from news.models import Article
+
+from .test_editing import log_in, screenshots_on_failure
+
+pytestmark = pytest.mark.django_db(transaction=True)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+TITLE = "Zig 0.14 Ships Incremental Builds"
+
+
+def test_submit_send_back_fix_schedule_appear(new_page, site, artifacts, mailoutbox):
+    writer = log_in(new_page, site, "writer")
+    with screenshots_on_failure(artifacts, "newsroom-writer", writer):
+        writer.goto(f"{site}/admin/news/article/add/")
+        writer.fill("#id_title", TITLE)
+        writer.fill("#id_body", "## What happened\n\nZig 0.14 shipped.")
+        writer.fill("#id_tags", "zig, release")
+        writer.fill("#id_event_date", "2026-11-02")
+        writer.fill("#id_sources-0-title", "Release notes")
+        writer.fill("#id_sources-0-publisher", "Zig")
+        writer.select_option("#id_status", "review")
+        writer.fill("#id_workflow_note", "First draft, please check the numbers.")
+        writer.click("input[name=_save]")
+        expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
+    article = Article.objects.get(title=TITLE)
+    assert any(m.subject == f"[Skillo] Submitted for review: {TITLE}" for m in mailoutbox)
+
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "newsroom-editor", editor):
+        editor.set_viewport_size({"width": 1280, "height": 1100})
+        editor.goto(f"{site}/admin/")
+        queue = editor.locator("section[aria-labelledby=queue-review]")
+        expect(queue).to_contain_text(TITLE)
+        editor.screenshot(path=DOCS / "dashboard.png", full_page=True)
+        queue.get_by_role("link", name=TITLE).click()
+        expect(editor.locator("#id_title")).to_have_value(TITLE)
+        editor.select_option("#id_status", "draft")
+        editor.fill("#id_workflow_note", "Say which platforms got incremental builds.")
+        editor.click("input[name=_save]")
+        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+    assert any(
+        m.subject == f"[Skillo] Sent back to the writer: {TITLE}" and m.to == ["writer@example.com"]
+        for m in mailoutbox
+    )
+
+    with screenshots_on_failure(artifacts, "newsroom-writer-fix", writer):
+        writer.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        writer.fill("#id_body", "## What happened\n\nZig 0.14 shipped incremental builds on Linux.")
+        writer.select_option("#id_status", "review")
+        writer.fill("#id_workflow_note", "Added the platforms.")
+        writer.click("input[name=_save]")
+        expect(writer.locator(".messagelist")).to_contain_text("was changed successfully")
+
+    when = timezone.localtime() + timedelta(seconds=12)
+    reader = new_page()
+    with screenshots_on_failure(artifacts, "newsroom-schedule", editor, reader):
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        # The preview beside the body shows the article as readers will see it.
+        preview = editor.frame_locator("#markdown-preview iframe")
+        expect(preview.locator("h1")).to_have_text(TITLE)
+        expect(preview.locator(".article-body")).to_contain_text("incremental builds on Linux")
+        editor.screenshot(path=DOCS / "change-form-preview.png")
+        editor.select_option("#id_status", "published")
+        editor.fill("#id_published_at_0", when.date().isoformat())
+        editor.fill("#id_published_at_1", when.strftime("%H:%M:%S"))
+        editor.click("input[name=_save]")
+        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+        expect(editor.locator("#result_list")).to_contain_text("Scheduled for")
+        assert reader.goto(site + article.get_absolute_url()).status == 404
+        reader.wait_for_timeout(max(0, (when - timezone.localtime()).total_seconds() * 1000) + 1500)
+        assert reader.goto(site + article.get_absolute_url()).status == 200
+        expect(reader.locator("main h1")).to_have_text(TITLE)
+
+        # The history in words, and a compare that marks the changed words.
+        editor.goto(f"{site}/admin/news/article/{article.pk}/history/")
+        expect(editor.locator("#change-history")).to_contain_text("Sent back to the writer")
+        editor.locator("input[name=version_id1]").nth(2).check()
+        editor.locator("input[name=version_id2]").nth(1).check()
+        editor.get_by_role("button", name="compare").click()
+        expect(editor.locator(".prose-diff ins").first).to_be_visible()
+        editor.screenshot(path=DOCS / "revision-diff.png", full_page=True)
+
+
+def test_sources_are_ordered_by_buttons_and_by_dragging(new_page, site, artifacts):
+    article = Article.objects.published().filter(sources__isnull=False).distinct().first()
+    article.sources.all().delete()
+    for position, title in enumerate(["First", "Second", "Third"]):
+        article.sources.create(position=position, title=title, publisher="P")
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "ordering", editor):
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        rows = editor.locator("#sources-group tbody tr.form-row.has_original")
+        rows.nth(0).get_by_role("button", name="Move down").click()
+        handle = rows.nth(2).locator(".inline-order__handle")
+        handle.drag_to(rows.nth(0))
+        editor.click("input[name=_save]")
+        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+    order = list(article.sources.order_by("position").values_list("title", flat=True))
+    assert order == ["Third", "Second", "First"], order
