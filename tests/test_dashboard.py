@@ -124,3 +124,9 @@ def test_sources_to_fix_are_counted_with_a_link_to_the_queue(editor):
     queue = section(editor.get(HOME).content.decode(), "queue-sources")
     assert "Sources to fix (1)" in queue
     assert reverse("admin:editorial_sourcetofix_changelist") in queue
+
+
+def test_custom_admin_pages_have_the_admins_own_breadcrumbs(editor):
+    html = editor.get(reverse("admin:news_article_wanted")).content.decode()
+    assert '<ol class="breadcrumbs">' in html
+    assert '<li aria-current="page">Wanted articles</li>' in html

@@ -108,3 +108,13 @@ def test_sources_are_ordered_by_buttons_and_by_dragging(new_page, site, artifact
         expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
     order = list(article.sources.order_by("position").values_list("title", flat=True))
     assert order == ["Third", "Second", "First"], order
+
+
+def test_the_sources_table_fits_its_panel_at_1280_px(new_page, site):
+    article = Article.objects.published().filter(sources__isnull=False).distinct().first()
+    editor = log_in(new_page, site, "editor")
+    editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+    url = editor.locator("#sources-group td.field-url input").first.bounding_box()
+    group = editor.locator("#sources-group").bounding_box()
+    assert url["x"] + url["width"] <= group["x"] + group["width"], (url, group)
+    assert group["x"] + group["width"] <= 1280
