@@ -1,8 +1,9 @@
 """The rules an author's profile must follow, on the model so that the admin and a site
 restore say the same thing (STYLE.md, item 18).
 
-People sits below news and cannot use news.rules; the control-character rule is the
-same one, since author names and bios go into the same feeds and JSON-LD as titles.
+People sits below news, so the two rules every typed text and link follow live here and
+news.rules uses them: author names and bios go into the same feeds and JSON-LD as
+titles, and say the same words when refused.
 """
 
 from django.core.exceptions import ValidationError
@@ -35,7 +36,8 @@ def bio_within_limit(value):
 
 def http_url_validator(value):
     URLValidator(schemes=["http", "https"])(value)
-    # Legal in no URL unescaped, and they would break the backup's "LABEL <URL>" lines.
+    # Legal in no URL unescaped, and they would break the plain-text format's "<URL>" and
+    # the backup's "LABEL <URL>" lines.
     if any(char in value for char in "<>") or any(char.isspace() for char in value):
         raise ValidationError(
             "A URL cannot contain spaces or angle brackets; copy it from the browser's "
