@@ -1,5 +1,6 @@
 """manage.py seed_synthetic: realistic synthetic articles for benchmarks."""
 
+import re
 import statistics
 from io import StringIO
 
@@ -74,7 +75,10 @@ def test_search_finds_every_published_article_by_a_body_word(client):
     published = Article.objects.published().count()
     # Every body says "this week"; no title, summary, tag or source does.
     page = client.get("/search/?q=week").content.decode()
-    assert f"{published} results for" in page
+    # Past 100 matches the count is an estimate to two significant figures.
+    assert published > 100
+    shown = int(re.search(r"About ([\d,]+) results for", page)[1].replace(",", ""))
+    assert abs(shown - published) <= published * 0.1, (shown, published)
 
 
 def test_search_finds_seeded_articles_by_tag(client):

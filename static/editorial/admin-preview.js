@@ -24,7 +24,14 @@
     writing.appendChild(row);
     writing.appendChild(pane);
     pane.hidden = false;
-    var frame = pane.querySelector(".markdown-preview__output");
+    // Made here rather than in the page's HTML, which holds no frame of any kind; no
+    // scripts run in it (sandbox), links open in a new tab.
+    var frame = document.createElement("iframe");
+    frame.className = "markdown-preview__output";
+    frame.title = "Preview of the article";
+    frame.setAttribute("sandbox", "allow-same-origin allow-popups");
+    var slot = pane.querySelector(".markdown-preview__output");
+    slot.parentNode.replaceChild(frame, slot);
     var timer = null;
 
     function fit() {
