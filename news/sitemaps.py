@@ -39,7 +39,11 @@ class ArticleSitemap(Sitemap):
         return latest_change()
 
     def items(self):
-        return Article.objects.published().only("slug", "updated_at").order_by("-published_at")
+        # The id breaks ties (articles published at one moment), so pages of the sitemap
+        # never change order between queries or databases.
+        return (
+            Article.objects.published().only("slug", "updated_at").order_by("-published_at", "-pk")
+        )
 
     def lastmod(self, article):
         return article.updated_at
