@@ -3,8 +3,6 @@ sees it on the article, on /corrections/ and in the feed; an editor fixes a dead
 from "Sources to fix" and readers see its archived copy. Saves docs/corrected-article.png
 (the README and the issue's closing note show it)."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -15,13 +13,12 @@ from .test_editing import log_in, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 NOTE = "An earlier version said PyTorch 2.4 dropped Python 3.8; it supports Python 3.8 to 3.12."
 ARCHIVE = "https://web.archive.org/web/2024/https://pytorch.org/blog/pytorch2-4/"
 
 
 def test_editor_corrects_reader_sees_it_editor_fixes_a_dead_source(
-    new_page, site, artifacts, axe_source
+    new_page, site, artifacts, axe_source, docs_screenshots
 ):
     article = Article.objects.published().get(slug__startswith="pytorch-2-4")
     dead = "https://pytorch.org/blog/pytorch2-4/"
@@ -60,7 +57,7 @@ def test_editor_corrects_reader_sees_it_editor_fixes_a_dead_source(
         )
         assert result["violations"] == []
         reader.set_viewport_size({"width": 900, "height": 1100})
-        reader.screenshot(path=DOCS / "corrected-article.png")
+        reader.screenshot(path=docs_screenshots / "corrected-article.png")
 
         notice.get_by_role("link", name="All corrections").click()
         expect(reader.locator("main h1")).to_have_text("Corrections")

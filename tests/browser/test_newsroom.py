@@ -4,7 +4,6 @@ and it appears at its time; sources ordered by dragging and by buttons. Screensh
 the dashboard, the change form with its preview and a revision compare go to docs/."""
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -15,11 +14,12 @@ from news.models import Article
 from .test_editing import log_in, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 TITLE = "Zig 0.14 Ships Incremental Builds"
 
 
-def test_submit_send_back_fix_schedule_appear(new_page, site, artifacts, mailoutbox):
+def test_submit_send_back_fix_schedule_appear(
+    new_page, site, artifacts, mailoutbox, docs_screenshots
+):
     writer = log_in(new_page, site, "writer")
     with screenshots_on_failure(artifacts, "newsroom-writer", writer):
         writer.goto(f"{site}/admin/news/article/add/")
@@ -42,7 +42,7 @@ def test_submit_send_back_fix_schedule_appear(new_page, site, artifacts, mailout
         editor.goto(f"{site}/admin/")
         queue = editor.locator("section[aria-labelledby=queue-review]")
         expect(queue).to_contain_text(TITLE)
-        editor.screenshot(path=DOCS / "dashboard.png", full_page=True)
+        editor.screenshot(path=docs_screenshots / "dashboard.png", full_page=True)
         queue.get_by_role("link", name=TITLE).click()
         expect(editor.locator("#id_title")).to_have_value(TITLE)
         editor.select_option("#id_status", "draft")
@@ -70,7 +70,7 @@ def test_submit_send_back_fix_schedule_appear(new_page, site, artifacts, mailout
         preview = editor.frame_locator("#markdown-preview iframe")
         expect(preview.locator("h1")).to_have_text(TITLE)
         expect(preview.locator(".article-body")).to_contain_text("incremental builds on Linux")
-        editor.screenshot(path=DOCS / "change-form-preview.png")
+        editor.screenshot(path=docs_screenshots / "change-form-preview.png")
         editor.select_option("#id_status", "published")
         editor.fill("#id_published_at_0", when.date().isoformat())
         editor.fill("#id_published_at_1", when.strftime("%H:%M:%S"))
@@ -89,7 +89,7 @@ def test_submit_send_back_fix_schedule_appear(new_page, site, artifacts, mailout
         editor.locator("input[name=version_id2]").nth(1).check()
         editor.get_by_role("button", name="compare").click()
         expect(editor.locator(".prose-diff ins").first).to_be_visible()
-        editor.screenshot(path=DOCS / "revision-diff.png", full_page=True)
+        editor.screenshot(path=docs_screenshots / "revision-diff.png", full_page=True)
 
 
 def test_sources_are_ordered_by_buttons_and_by_dragging(new_page, site, artifacts):
