@@ -862,20 +862,25 @@ def format_authors(authors):
     return text
 
 
-def parse_authors(text):
-    """[ParsedAuthor] from authors.txt; FormatError naming the line on any problem."""
-    authors, block = [], []
-    lines = text.removeprefix("\ufeff").split("\n")
-    for number, line in enumerate([*lines, ""], start=1):
+def _line_blocks(text):
+    """The blocks of a file of "Name: value" blocks (authors.txt, sources.txt), each a
+    list of (line number, line), blank lines between them, "#" lines left out."""
+    blocks, block = [], []
+    for number, line in enumerate([*text.removeprefix("\ufeff").split("\n"), ""], start=1):
         line = line.rstrip("\r")
         if line.startswith("#"):
             continue
         if line.strip():
             block.append((number, line))
         elif block:
-            authors.append(_parse_author(block))
+            blocks.append(block)
             block = []
-    return authors
+    return blocks
+
+
+def parse_authors(text):
+    """[ParsedAuthor] from authors.txt; FormatError naming the line on any problem."""
+    return [_parse_author(block) for block in _line_blocks(text)]
 
 
 def _parse_author(block):
@@ -1006,17 +1011,7 @@ def format_source_urls(source_urls):
 def parse_source_urls(text):
     """[ParsedSourceURL] from sources.txt; FormatError naming the line on any problem.
     (Whether a URL is a URL, a state a state: the model's rules, checked by the restore.)"""
-    items, block = [], []
-    for number, line in enumerate([*text.removeprefix("\ufeff").split("\n"), ""], start=1):
-        line = line.rstrip("\r")
-        if line.startswith("#"):
-            continue
-        if line.strip():
-            block.append((number, line))
-        elif block:
-            items.append(_parse_source_url(block))
-            block = []
-    return items
+    return [_parse_source_url(block) for block in _line_blocks(text)]
 
 
 def _parse_source_url(block):
