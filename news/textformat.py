@@ -297,21 +297,28 @@ def _write_time(moment):
     return timezone.localtime(moment).isoformat(sep=" ")
 
 
+def _field_line(pattern, line, number, known, what, tail):
+    """(name, value) of a "Name: value" line whose name is one of ``known``; else a
+    FormatError saying what the line is not and which names the block may hold."""
+    match = pattern.fullmatch(line)
+    name = match["name"] if match else None
+    if name not in known:
+        raise FormatError(
+            number,
+            f"{line!r} is not {what} " + ", ".join(f"'{field}:'" for field in known) + tail,
+        )
+    return name, (match["value"] or "").strip()
+
+
 def _parse_header(start, header_lines):
     """The header block: {key: value} and {key: line}."""
     values, lines = {}, {}
     for line_number, line in enumerate(header_lines, start=start):
-        match = _HEADER_LINE.fullmatch(line)
-        name = match["name"] if match else None
-        if name not in HEADER_FIELDS:
-            raise FormatError(
-                line_number,
-                f"{line!r} is not a header line; the block after the title may hold "
-                + ", ".join(f"'{known}:'" for known in HEADER_FIELDS)
-                + ", one a line.",
-            )
+        name, value = _field_line(
+            _HEADER_LINE, line, line_number, HEADER_FIELDS,
+            "a header line; the block after the title may hold", ", one a line.",
+        )  # fmt: skip
         key = HEADER_FIELDS[name]
-        value = (match["value"] or "").strip()
         if name in REPEATED_FIELDS:
             values.setdefault(key, []).append(_parse_correction(name, value, line_number))
             lines.setdefault(key, line_number)
@@ -886,16 +893,10 @@ def parse_authors(text):
 def _parse_author(block):
     values, links = {}, []
     for number, line in block:
-        match = _HEADER_LINE.fullmatch(line)
-        name = match["name"] if match else None
-        if name not in AUTHOR_FIELDS:
-            raise FormatError(
-                number,
-                f"{line!r} is not an author line; an author's block holds "
-                + ", ".join(f"'{known}:'" for known in AUTHOR_FIELDS)
-                + " lines.",
-            )
-        value = (match["value"] or "").strip()
+        name, value = _field_line(
+            _HEADER_LINE, line, number, AUTHOR_FIELDS,
+            "an author line; an author's block holds", " lines.",
+        )  # fmt: skip
         if name == "Link":
             link = _LINK_VALUE.fullmatch(value)
             if not link:
@@ -1017,19 +1018,13 @@ def parse_source_urls(text):
 def _parse_source_url(block):
     values = {}
     for number, line in block:
-        match = _SOURCE_URL_LINE.fullmatch(line)
-        name = match["name"] if match else None
-        if name not in SOURCE_URL_FIELDS:
-            raise FormatError(
-                number,
-                f"{line!r} is not a source URL line; a source URL's block holds "
-                + ", ".join(f"'{known}:'" for known in SOURCE_URL_FIELDS)
-                + " lines.",
-            )
+        name, value = _field_line(
+            _SOURCE_URL_LINE, line, number, SOURCE_URL_FIELDS,
+            "a source URL line; a source URL's block holds", " lines.",
+        )  # fmt: skip
         key = SOURCE_URL_FIELDS[name]
         if key in values:
             raise FormatError(number, f"'{name}:' is given twice for one source URL.")
-        value = (match["value"] or "").strip()
         if key in _SOURCE_URL_TIMES:
             value = _parse_time(value, number, name)
         elif key in _SOURCE_URL_NUMBERS:
