@@ -181,13 +181,14 @@ def test_an_editor_whose_save_times_out_is_told_and_gets_their_text_back(editor,
 
 
 WRITER = """
-import sys, time
+import pathlib, time
 from datetime import date
 from django.db import transaction
 from news.models import Article, Source
-deadline = time.monotonic() + float(sys.argv[-1])
+stop = pathlib.Path(STOP_FILE)
+deadline = time.monotonic() + 120  # in case the test dies before it says stop
 n = 0
-while time.monotonic() < deadline:
+while not stop.exists() and time.monotonic() < deadline:
     with transaction.atomic():
         article = Article.objects.create(
             title=f"Story {n}", body="Text.", event_date=date(2024, 7, 24),
@@ -202,17 +203,24 @@ def test_a_backup_during_writes_is_consistent_and_holds_every_committed_article(
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
            "DATABASE_URL": f"sqlite:///{database}"}  # fmt: skip
     destination = tmp_path / "backup.sqlite3"
+    stop = tmp_path / "stop"
     with subprocess.Popen(
         [sys.executable, str(BASE_DIR / "manage.py"), "shell", "-v", "0", "-c",
-         WRITER.replace("sys.argv[-1]", "4")],
+         WRITER.replace("STOP_FILE", repr(str(stop)))],
         env=env, stdout=subprocess.PIPE, text=True,
     ) as writer:  # fmt: skip
-        first = writer.stdout.readline()  # writes are under way
-        assert first
+        lines = [writer.stdout.readline()]  # writes are under way
+        assert lines[0]
         time.sleep(0.5)
         started = time.time()
         result = manage(database, "backup_database", str(destination))
-        output = first + writer.communicate(timeout=60)[0]
+        finished = time.time()
+        # However slow the machine, let the writer commit once more after the backup.
+        while float(lines[-1].split()[1]) <= finished:
+            lines.append(writer.stdout.readline())
+            assert lines[-1], "the writer stopped before the backup finished"
+        stop.touch()
+        output = "".join(lines) + writer.communicate(timeout=60)[0]
     assert result.returncode == 0, result.stderr
     committed = [line.split() for line in output.splitlines()]
     before = {int(pk) for pk, when in committed if float(when) < started}
