@@ -16,6 +16,7 @@ from people.models import Author
 
 from .dependencies import CORRECTIONS, FEEDS
 from .models import Article, Correction, tagged
+from .paths import tag_path
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
@@ -199,7 +200,7 @@ class TagFeed(LatestArticlesFeed):
         return f"The latest Skillo articles tagged {xml_text(tag.name)}."
 
     def link(self, tag):
-        return reverse("news:tag", kwargs={"slug": tag.slug})
+        return tag_path(tag.slug)
 
     def items(self, tag):
         return self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE]

@@ -11,6 +11,7 @@ from images.views import media
 from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
 
+from .around import around
 from .dependencies import (
     ARTICLE,
     AUTHOR,
@@ -111,9 +112,7 @@ class ArticleDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         article = self.object
-        referenced_by, more_on_topics, topic, previous, following = Article.objects.around(
-            article, topic_sizes()
-        )
+        referenced_by, more_on_topics, topic, previous, following = around(article, topic_sizes())
         related_links = [link for link in article.related_links.all() if link.is_public]
         shown = [*referenced_by, *more_on_topics, *(a for a in (previous, following) if a)]
         depends_on(

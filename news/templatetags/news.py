@@ -2,6 +2,7 @@ import json
 import operator
 import re
 from functools import reduce
+from html import escape
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
@@ -16,6 +17,7 @@ from django.utils.safestring import mark_safe
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
 
+from ..paths import author_path, page_path, tag_path
 from ..rendering import MARK_START, expand_placements, placements
 
 register = template.Library()
@@ -30,13 +32,54 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 @register.filter
 def tag_url(tag):
     """The one place tag URLs are built: taggit's Tag has no get_absolute_url()."""
-    return reverse("news:tag", kwargs={"slug": tag.slug})
+    return tag_path(tag.slug)
 
 
 @register.filter
 def author_url(author):
     """The one place author URLs are built: people's Author knows nothing of news's pages."""
-    return reverse("news:author", kwargs={"slug": author.slug})
+    return author_path(author.slug)
+
+
+@register.simple_tag
+def byline(authors):
+    """ "By A, B and C", each linked to their page; "By Skillo editorial" without authors.
+    A tag rather than a partial template: a page of twenty cards renders it twenty times,
+    and the template took ten times as long (escape() as format_html would, faster)."""
+    links = [
+        f'<a href="{escape(author_path(author.slug))}" rel="author">{escape(author.name)}</a>'
+        for author in authors
+    ]
+    if not links:
+        return mark_safe(
+            f'By <a href="{escape(page_path("news:about-editorial"))}">Skillo editorial</a>'
+        )
+    names = links[-1] if len(links) == 1 else f"{', '.join(links[:-1])} and {links[-1]}"
+    return mark_safe(f"By {names}")
+
+
+@register.simple_tag
+def tag_list(tags):
+    """An article's topics as a list of links (a tag for the same reason as byline)."""
+    items = "".join(
+        f'<li><a href="{escape(tag_path(tag.slug))}" rel="tag">{escape(tag.name)}</a></li>'
+        for tag in tags
+    )
+    return mark_safe(f'<ul class="tags" aria-label="Tags">{items}</ul>') if items else ""
+
+
+# The site is written in English (base.html says lang="en").
+MONTH_NAMES = (None, "January", "February", "March", "April", "May", "June", "July",
+               "August", "September", "October", "November", "December")  # fmt: skip
+
+
+@register.filter(expects_localtime=True)
+def long_date(value):
+    """ "24 July 2024": the date filter's "j F Y" at a fifth of its cost (it looks up the
+    translation of every part), since every card shows one."""
+    if not value:
+        return ""
+    return f"{value.day} {MONTH_NAMES[value.month]} {value.year}"
 
 
 @register.filter

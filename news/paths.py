@@ -1,0 +1,52 @@
+"""Addresses of the pages that lists link to most, without a reverse() per link.
+
+A page of twenty cards links each card's article, its topics and its authors: some 120
+reverse() calls, each walking the URL resolver (about 35 microseconds: 4 ms of a home
+page). Each address's pattern is reversed once per URL configuration and script
+prefix, then filled in with the slug.
+"""
+
+import functools
+import re
+
+from django.urls import get_script_prefix, get_urlconf, reverse
+
+# What the <slug:...> converter accepts; anything else goes through reverse(), which
+# refuses it as it always did.
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+MARK = "SLUG-MARK"
+
+
+@functools.cache
+def _pattern(name, urlconf, prefix):
+    # ``prefix`` is part of the cache key only: reverse() reads the script prefix itself.
+    return reverse(name, kwargs={"slug": MARK}, urlconf=urlconf)
+
+
+@functools.cache
+def _path(name, urlconf, prefix):
+    return reverse(name, urlconf=urlconf)
+
+
+def page_path(name):
+    """``reverse(name)`` for an address without arguments, fast."""
+    return _path(name, get_urlconf(), get_script_prefix())
+
+
+def slug_path(name, slug):
+    """``reverse(name, kwargs={"slug": slug})``, fast."""
+    if not SLUG.fullmatch(slug):
+        return reverse(name, kwargs={"slug": slug})
+    return _pattern(name, get_urlconf(), get_script_prefix()).replace(MARK, slug, 1)
+
+
+def article_path(slug):
+    return slug_path("news:article", slug)
+
+
+def tag_path(slug):
+    return slug_path("news:tag", slug)
+
+
+def author_path(slug):
+    return slug_path("news:author", slug)
