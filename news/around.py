@@ -19,6 +19,10 @@ from .models import BIG_TOPIC, Article
 COLUMNS = "a.id, a.title, a.slug, a.event_date, a.published_at"
 REFERENCING_LIMIT = 50
 MORE_LIMIT = 5
+# "More on these topics" ranks the newest articles of the article's topics (by id, which
+# the index on tags holds): reading every candidate's publication time was most of an
+# article page on SQLite, whose rows keep it after the body.
+MORE_WINDOW = 200
 
 
 def _in(values):
@@ -57,7 +61,8 @@ def _more(article, tag_ids, sizes, public):
     Topics bigger than BIG_TOPIC say little about what is related and cost a scan of
     their every article, so they count only when the article has no smaller topic; then
     it is the newest articles of its smallest topic. The shared tags are counted per
-    candidate by a subquery: a GROUP BY over the articles would sort their every column.
+    candidate by a subquery (a GROUP BY over the articles would sort their every column),
+    among the newest MORE_WINDOW candidates.
     """
     links = article.related_links.all()
     left_out = [article.pk, *(link.target_id for link in links if link.target_id)]
@@ -80,7 +85,8 @@ def _more(article, tag_ids, sizes, public):
         return sql, [*params, *condition_params]
     sql = (
         f"SELECT {COLUMNS} FROM news_article a WHERE {where} AND a.id IN ("
-        f"SELECT content_object_id FROM news_taggedarticle WHERE tag_id IN ({_in(small)})) "
+        f"SELECT DISTINCT content_object_id FROM news_taggedarticle WHERE tag_id IN ({_in(small)}) "
+        f"ORDER BY content_object_id DESC LIMIT {MORE_WINDOW}) "
         "ORDER BY (SELECT COUNT(*) FROM news_taggedarticle s WHERE s.content_object_id = a.id "
         f"AND s.tag_id IN ({_in(small)})) DESC, a.published_at DESC, a.id DESC "
         f"LIMIT {MORE_LIMIT}"
