@@ -14,12 +14,14 @@ import time
 
 def pick_urls():
     """The pages to measure, as (name, path), chosen to be realistic and heavy: the most
-    used topic, an article with several tags, sources and related links."""
+    used topic, an article with several tags, sources and related links, the busiest
+    author."""
     from django.db.models import Count
     from django.urls import reverse
 
     from devdata.synthetic import COMMON_WORD
     from news.models import Article, public_tags
+    from people.models import Author
 
     published = Article.objects.published()
     recent = list(published.order_by("-published_at").values_list("pk", flat=True)[:500])
@@ -40,6 +42,7 @@ def pick_urls():
     year = years[max(0, len(years) - 2)].year
     months = published.filter(event_date__year=year).dates("event_date", "month")
     month = months[len(months) // 2].month
+    author = Author.objects.annotate(n=Count("authorships")).order_by("-n", "pk").first()
     return [
         ("home", "/"),
         ("home page 2", "/?page=2"),
@@ -49,6 +52,7 @@ def pick_urls():
         ("archive year", reverse("news:archive-year", args=[year])),
         ("archive month", reverse("news:archive-month", args=[year, month])),
         ("tag index", reverse("news:tags")),
+        *([("author", reverse("news:author", args=[author.slug]))] if author else []),
         ("search", f"{reverse('search:results')}?q={COMMON_WORD}"),
         ("RSS feed", reverse("news:feed")),
         ("tag feed", reverse("news:tag-feed", args=[tag.slug])),

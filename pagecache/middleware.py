@@ -23,7 +23,7 @@ from django.utils.cache import (
 from django.utils.http import http_date
 
 from .dependencies import SCHEDULE, page_dependencies, view_attribute
-from .encoding import accepted_encoding, compressed_copies, compressible, use_copy
+from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
 
@@ -116,13 +116,18 @@ class PageCacheMiddleware:
         if declared is None or not self.storable(response):
             return response
         set_response_etag(response)
-        # Compressed once here; each request then gets the copy it accepts.
+        storing = key is not None and due is not None
+        # Compressed once here when kept, each request then getting the copy it accepts;
+        # otherwise only as this request accepts, if at all.
         copies = {}
         if compressible(response):
             patch_vary_headers(response, ["Accept-Encoding"])
-            copies = compressed_copies(response.content)
+            if storing:
+                copies = compressed_copies(response.content)
+            elif (encoding := accepted_encoding(request)) is not None:
+                copies = {encoding: compress(response.content, encoding)}
         last_modified = None
-        if key is not None and due is not None:
+        if storing:
             deps = sorted({SCHEDULE(), *declared, *request._page_deps})
             if self.store(key, response, deps, started, copies):
                 last_modified = int(started)

@@ -10,6 +10,7 @@ from django.db.models import Count
 from django.utils.html import escape
 
 from news.models import Article, RelatedLink, Source, Tag
+from people.models import Author
 
 from .factories import ArticleFactory
 
@@ -130,3 +131,13 @@ def test_refuses_bad_arguments_and_writes_nothing(options, message):
         seed(**{"articles": 10, "tags": 5, **options})
     assert not Article.objects.exists()
     assert not Tag.objects.exists()
+
+
+def test_articles_get_bylines_from_a_few_busy_authors():
+    output = seed(articles=600)
+    per_article = list(Article.objects.annotate(n=Count("authorships")).values_list("n", flat=True))
+    assert set(per_article) == {0, 1, 2}  # agency copy, one writer, a pair
+    assert 0.6 < per_article.count(1) / 600 < 0.9
+    busiest = Author.objects.annotate(n=Count("authorships")).order_by("-n")
+    assert busiest[0].n >= 3 * busiest.last().n
+    assert f"by {Author.objects.count()} authors" in output

@@ -6,7 +6,7 @@ import gzip
 import brotli
 import pytest
 
-from pagecache import encoding
+from pagecache import encoding, middleware
 from tests.factories import ArticleFactory
 
 pytestmark = [
@@ -77,3 +77,20 @@ def test_private_responses_are_never_compressed(editor_client, article, cache_ba
         response = editor_client.get(url, headers={"Accept-Encoding": "br, gzip"})
         assert response.status_code == 200
         assert not response.has_header("Content-Encoding"), url
+
+
+def test_with_the_cache_off_a_page_is_compressed_once_as_the_client_accepts(
+    reader, article, monkeypatch, settings
+):
+    settings.SKILLO_PAGE_CACHE = False
+    calls = []
+    real = encoding.compress
+    monkeypatch.setattr(encoding, "compress", lambda *a: calls.append(a[1]) or real(*a))
+    monkeypatch.setattr(middleware, "compress", encoding.compress)
+    url = article.get_absolute_url()
+    response = reader.get(url, headers={"Accept-Encoding": "br"})
+    assert response["Content-Encoding"] == "br"
+    assert b"Compressed story" in brotli.decompress(response.content)
+    assert calls == ["br"]  # no gzip copy that nobody keeps
+    again = reader.get(url, headers={"Accept-Encoding": "br", "If-None-Match": response["ETag"]})
+    assert again.status_code == 304

@@ -1,4 +1,6 @@
+import random
 import time
+from bisect import bisect_right
 
 import factory.random
 from django.core.management.base import BaseCommand, CommandError
@@ -6,14 +8,31 @@ from django.db import connection, reset_queries, transaction
 
 from devdata import synthetic
 from devdata.synthetic import rng
-from news.models import Article, RelatedLink, RetiredSlug, Source, Tag, TaggedArticle
+from news.models import (
+    Article,
+    ArticleAuthor,
+    RelatedLink,
+    RetiredSlug,
+    Source,
+    Tag,
+    TaggedArticle,
+)
 from news.slugs import slug_from_title
 from pagecache import purges
+from people.models import Author
 
 # Rendered Markdown bodies shared by the articles (see devdata/synthetic.py): one per ten
 # articles, at most this many; rendering them is most of a small run's time.
 MAX_BODY_POOL = 300
 PROGRESS_STEPS = 10
+# One author per this many articles (at least 2, at most MAX_AUTHORS): a newsroom's staff
+# and contributors, a few of them writing most of the articles.
+ARTICLES_PER_AUTHOR = 100
+MAX_AUTHORS = 300
+FIRST_NAMES = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Guido", "Frances",
+               "Dennis", "Radia", "Bjarne", "Sophie", "Donald", "Hedy", "Tim", "Karen"]  # fmt: skip
+LAST_NAMES = ["Lovelace", "Hopper", "Torvalds", "Hamilton", "Thompson", "Liskov", "Rossum",
+              "Allen", "Ritchie", "Perlman", "Stroustrup", "Wilson", "Knuth", "Lamarr"]  # fmt: skip
 
 
 class Command(BaseCommand):
@@ -36,7 +55,13 @@ class Command(BaseCommand):
         factory.random.reseed_random(seed)
         with transaction.atomic():
             tag_rows = ensure_tags(synthetic.tag_names(tags))
+            authors = ensure_authors(
+                min(MAX_AUTHORS, max(2, articles // ARTICLES_PER_AUTHOR)) if articles else 0
+            )
         seeder = Seeder(tag_rows, pool_size=min(articles // 10 + 1, MAX_BODY_POOL))
+        # Bylines drawn from a generator of their own: the articles, tags and links of a
+        # seed stay what they were before the seeder wrote bylines.
+        seeder.bylines = Bylines(authors, seed)
         done = 0
         while done < articles:
             size = min(batch_size, articles - done)
@@ -53,7 +78,8 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "
                 f"{seeder.counts['links']:,} related links and {seeder.counts['tagged']:,} "
-                f"taggings over {len(tag_rows):,} tags in {time.perf_counter() - started:.1f} s."
+                f"taggings over {len(tag_rows):,} tags, {seeder.counts['bylines']:,} bylines "
+                f"by {len(authors):,} authors in {time.perf_counter() - started:.1f} s."
             )
         )
 
@@ -93,6 +119,57 @@ def ensure_tags(names):
     return [existing.get(name.casefold()) or created[name.casefold()] for name in names]
 
 
+def ensure_authors(count):
+    """``count`` authors named "Synthetic ..." (reused if they exist)."""
+    names = [
+        f"{first} {last}" for last in LAST_NAMES for first in FIRST_NAMES
+    ]  # 224 names, then numbered
+    wanted = [
+        f"Synthetic {names[n % len(names)]}"
+        + (f" {n // len(names) + 1}" if n >= len(names) else "")
+        for n in range(count)
+    ]
+    existing = {author.name: author for author in Author.objects.filter(name__in=wanted)}
+    taken = set(Author.objects.values_list("slug", flat=True))
+    new = [
+        Author(name=name, slug=synthetic.unique_slug(slug_from_title(name, "author"), taken),
+               role="Staff writer")
+        for name in wanted
+        if name not in existing
+    ]  # fmt: skip
+    Author.objects.bulk_create(new)
+    created = {author.name: author for author in Author.objects.filter(name__in=wanted)}
+    return [created[name] for name in wanted]
+
+
+class Bylines:
+    """Each article's authors: none for 10% (agency copy, "Skillo editorial"), two for
+    15%, else one; authors by Zipf popularity."""
+
+    def __init__(self, authors, seed):
+        self.authors = authors
+        self.weights = synthetic.zipf_cumulative(len(authors)) if authors else []
+        self.rng = random.Random(seed)
+
+    def for_article(self, article):
+        if not self.authors:
+            return []
+        roll = self.rng.random()
+        count = 0 if roll < 0.10 else 2 if roll < 0.25 else 1
+        picked = []
+        for _ in range(count * 3):
+            if len(picked) >= count:
+                break
+            at = self.rng.random() * self.weights[-1]
+            author = self.authors[min(len(self.authors) - 1, bisect_right(self.weights, at))]
+            if author not in picked:
+                picked.append(author)
+        return [
+            ArticleAuthor(article=article, author=author, position=position)
+            for position, author in enumerate(picked)
+        ]
+
+
 class Seeder:
     """Builds and inserts batches of articles, remembering what earlier batches made."""
 
@@ -104,7 +181,8 @@ class Seeder:
         self.taken_slugs = set(Article.objects.values_list("slug", flat=True))
         self.taken_slugs.update(RetiredSlug.objects.values_list("slug", flat=True))
         self.known = []  # (pk, title) of the articles seeded so far: related-link targets
-        self.counts = {"sources": 0, "links": 0, "tagged": 0}
+        self.counts = {"sources": 0, "links": 0, "tagged": 0, "bylines": 0}
+        self.bylines = Bylines([], 0)
 
     def insert_batch(self, size):
         articles, sources, tags = [], [], []
@@ -124,8 +202,15 @@ class Seeder:
             for article, article_tags in zip(articles, tags, strict=True)
             for tag in article_tags
         ]
-        for model, rows in ((Source, sources), (RelatedLink, links), (TaggedArticle, tagged)):
+        bylines = [row for article in articles for row in self.bylines.for_article(article)]
+        for model, rows in (
+            (Source, sources),
+            (RelatedLink, links),
+            (TaggedArticle, tagged),
+            (ArticleAuthor, bylines),
+        ):
             model.objects.bulk_create(rows, batch_size=2000)
+        self.counts["bylines"] += len(bylines)
         self.counts["sources"] += len(sources)
         self.counts["links"] += len(links)
         self.counts["tagged"] += len(tagged)
