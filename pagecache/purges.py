@@ -89,8 +89,9 @@ def apply_pending_purges():
             purged.send(sender=PendingPurge, keys=frozenset(keys))
             PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
             # Varnish had these at once, but may have fetched a page from this cache
-            # again before the purge landed here: once more.
-            varnish.purge(keys)
+            # again before the purge landed here: once more, by the retry thread (a
+            # reader's request is running this).
+            varnish.purge_later(keys)
     except DatabaseError:
         return False
     return True

@@ -54,6 +54,14 @@ def purge(keys):
     transaction.on_commit(lambda: send_to_all(keys))
 
 
+def purge_later(keys):
+    """Kept for every Varnish and sent by the retry thread: for a purge made while a
+    reader waits (pagecache.purges, when this site's cache comes back)."""
+    if keys and targets():
+        keep(targets(), keys)
+        retry_soon()
+
+
 def send_to_all(keys):
     urls = targets()
     if len(urls) == 1:
