@@ -11,7 +11,7 @@ AXE_CORE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 VNU_VERSION := 26.9.27
 VNU_JAR := $(VENV)/vnu/node_modules/vnu-jar/build/dist/vnu.jar
 
-.PHONY: run serve test lint check test-sqlite test-browser test-postgres chromium redis java clean
+.PHONY: run serve test lint check test-sqlite test-browser test-postgres chromium redis java varnish clean
 .PHONY: test-run-postgres test-run-postgres-servers test-run-sqlite test-run-sqlite-servers
 .PHONY: test-run-grid test-run-browser
 
@@ -43,19 +43,33 @@ run: $(VENV)/.installed
 # SQLite and each process's own memory as the cache, the processes sharing their purges
 # through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
 # to stdout (a reverse proxy in front usually logs them already).
+# make serve VARNISH=1: Varnish (deploy/varnish/skillo.vcl) on SERVE_BIND in front of
+# gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
+# Ctrl-C stops both (deploy/varnish/serve.sh; README, "Varnish in front").
 SERVE_BIND ?= 127.0.0.1:8000
-serve: $(VENV)/.installed
+VARNISH ?=
+VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
+serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	@test -s .secret-key || $(PY) -c 'import secrets; print(secrets.token_urlsafe(60))' > .secret-key
 	@export DJANGO_SETTINGS_MODULE=skillo.settings.production \
 	  SECRET_KEY="$${SECRET_KEY:-$$(cat .secret-key)}" \
 	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" \
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
+	bind=$(SERVE_BIND); \
+	if [ -n "$(VARNISH)" ]; then \
+	  bind=$(VARNISH_BACKEND_BIND); \
+	  export VARNISH_PURGE_URLS="$${VARNISH_PURGE_URLS:-http://$(SERVE_BIND)}" \
+	    TRUSTED_PROXY_COUNT="$${TRUSTED_PROXY_COUNT:-1}"; \
+	fi; \
 	$(PY) manage.py migrate --noinput && \
 	$(PY) manage.py collectstatic --noinput --verbosity 0 && \
 	workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; \
-	echo "Skillo (production settings) on http://$(SERVE_BIND)/ with $$workers worker processes"; \
-	exec $(VENV)/bin/gunicorn skillo.wsgi:application --bind $(SERVE_BIND) \
-	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}
+	echo "Skillo (production settings) on http://$$bind/ with $$workers worker processes"; \
+	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
+	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
+	if [ -n "$(VARNISH)" ]; then \
+	  exec deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
+	else exec "$${gunicorn[@]}"; fi
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
@@ -81,6 +95,15 @@ redis:
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "Install Redis first: sudo apt-get install -y redis-server"; exit 1; fi; }
+
+# The Varnish tests (tests/varnish) and make serve VARNISH=1: Debian's varnish and the
+# xkey module (purges by key) from varnish-modules.
+varnish:
+	@{ command -v varnishd || test -x /usr/sbin/varnishd; } >/dev/null \
+	  && ls /usr/lib/*/varnish/vmods/libvmod_xkey.so >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq varnish varnish-modules >/dev/null; \
+	  else echo "Install Varnish first: sudo apt-get install -y varnish varnish-modules"; exit 1; fi; }
 
 # The HTML checker needs Java: Debian's default-jre-headless.
 java:
@@ -114,18 +137,19 @@ $(AXE_CORE):
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
-  tests/test_pagecache_servers.py tests/test_settings.py tests/test_sqlite_serving.py
+  tests/test_pagecache_servers.py tests/test_settings.py tests/test_sqlite_serving.py \
+  tests/varnish
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest -m browser
 
-test: lint check chromium redis java $(AXE_CORE) $(VNU_JAR)
+test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	@echo "Six test runs side by side (each shown when it ends)."
 	@$(MAKE) --no-print-directory --jobs=$(TEST_JOBS) --output-sync=target --keep-going \
 	  test-run-postgres test-run-sqlite test-run-postgres-servers test-run-sqlite-servers \
 	  test-run-grid test-run-browser
 
-test-sqlite: $(VENV)/.installed check chromium redis java $(AXE_CORE) $(VNU_JAR)
+test-sqlite: $(VENV)/.installed check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest
 
 test-browser: $(VENV)/.installed check chromium $(AXE_CORE)

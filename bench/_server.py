@@ -239,12 +239,14 @@ class Gunicorn:
             raise BenchError(f"GET {path}: {error.code}; see {self.log_path}") from error
 
 
-def wrk(url, duration, connections, threads, paths=(), timeout=5):
+def wrk(url, duration, connections, threads, paths=(), timeout=5, headers=()):
     """Run wrk against ``url`` (or spread over ``paths`` on its host); returns the
-    figures of bench/wrk.lua, with requests per second added."""
+    figures of bench/wrk.lua, with requests per second added. ``headers``: "Name: value"
+    strings sent with every request."""
     command = [
         "wrk", f"--threads={threads}", f"--connections={connections}",
         f"--duration={max(1, round(duration))}s", f"--timeout={timeout}s",
+        *(f"--header={header}" for header in headers),
         f"--script={WRK_SCRIPT}", url, *(["--", *paths] if paths else []),
     ]  # fmt: skip
     if shutil.which("wrk") is None:
@@ -264,3 +266,133 @@ def wrk(url, duration, connections, threads, paths=(), timeout=5):
     figures["rps"] = figures["requests"] / (figures["duration_us"] / 1e6)
     figures["socket_errors"] = sum(figures[k] for k in ("connect", "read", "write", "timeout"))
     return figures
+
+
+class _PlainProcess:
+    """A server run in the foreground as a child process of its own group, stopped by
+    its process id; ``command()`` and ``prepare()`` say what and how."""
+
+    name = "server"
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.port = free_port()
+        self.process = None
+
+    @property
+    def base_url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self):
+        return self.folder / f"{self.name}.log"
+
+    def __enter__(self):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        command = self.prepare()
+        with open(self.log_path, "ab") as server_log:
+            self.process = subprocess.Popen(
+                command, stdout=server_log, stderr=server_log, start_new_session=True
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log_tail(self.log_path)
+                raise BenchError(f"{self.name} exited; see {self.log_path}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise BenchError(f"{self.name} did not listen within 60 s; see {self.log_path}")
+
+    def __exit__(self, *exc_info):
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=15)
+
+
+def find_varnishd():
+    found = shutil.which("varnishd")
+    return found or ("/usr/sbin/varnishd" if os.access("/usr/sbin/varnishd", os.X_OK) else None)
+
+
+def find_nginx():
+    found = shutil.which("nginx")
+    return found or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+
+
+class Varnish(_PlainProcess):
+    """varnishd (Debian's, with deploy/varnish/skillo.vcl) in front of ``backend_port``,
+    64 MB of memory for its cache; its working folder in ``folder``."""
+
+    name = "varnishd"
+
+    def __init__(self, folder, backend_port):
+        super().__init__(folder)
+        self.backend_port = backend_port
+
+    def prepare(self):
+        varnishd = find_varnishd()
+        if varnishd is None:
+            raise BenchError("varnishd not found: apt-get install -y varnish varnish-modules")
+        (self.folder / "backend.vcl").write_text(
+            f'backend skillo {{ .host = "127.0.0.1"; .port = "{self.backend_port}"; }}\n'
+            'acl purgers { "127.0.0.1"; }\n'
+        )
+        vcl = ROOT / "deploy" / "varnish"
+        return [
+            varnishd, "-F", "-n", str(self.folder / "work"), "-a", f"127.0.0.1:{self.port}",
+            "-f", str(vcl / "skillo.vcl"), "-p", f"vcl_path={self.folder}:{vcl}",
+            "-s", "malloc,64m", "-j", "none",
+        ]  # fmt: skip
+
+
+class Nginx(_PlainProcess):
+    """Debian's nginx serving the files of ``folder``/www (with their .gz copies, as
+    gzip_static does), daemon off, its pid, logs and temporary files in ``folder``."""
+
+    name = "nginx"
+
+    def __init__(self, folder, workers=None):
+        super().__init__(folder)
+        self.workers = workers or os.cpu_count() or 1
+
+    @property
+    def root(self):
+        return self.folder / "www"
+
+    def prepare(self):
+        nginx = find_nginx()
+        if nginx is None:
+            raise BenchError("nginx not found: apt-get install -y nginx")
+        folder = self.folder
+        # As root its workers would run as nobody, who cannot read a private temp folder.
+        user = "user root;" if os.geteuid() == 0 else ""
+        temp = " ".join(
+            f"{kind}_temp_path {folder}/{kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        (folder / "nginx.conf").write_text(
+            f"{user} daemon off; worker_processes {self.workers}; pid {folder}/nginx.pid;\n"
+            f"error_log {folder}/error.log warn;\n"
+            "events { worker_connections 1024; }\n"
+            f"http {{ access_log off; {temp} sendfile on; tcp_nopush on;\n"
+            "  gzip_static on; default_type text/html; keepalive_requests 1000000;\n"
+            f"  server {{ listen 127.0.0.1:{self.port}; root {self.root}; }} }}\n"
+        )
+        return [
+            nginx,
+            "-c",
+            str(folder / "nginx.conf"),
+            "-p",
+            str(folder),
+            "-e",
+            f"{folder}/error.log",
+        ]

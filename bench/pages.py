@@ -12,7 +12,11 @@ For each database and size it creates a fresh database, migrates, runs seed_synt
 - over HTTP with wrk against gunicorn (2 workers, bench.settings, page cache on): each
   page's requests/s and p50/p99 latency, each followed by the same measurement of a
   minimal view that returns the article page's bytes from memory through the same
-  middleware; the ratio of the two says how close a cached page comes to Django's floor.
+  middleware; the ratio of the two says how close a cached page comes to Django's floor;
+- the cached article page served from in front (a second table, ``--no-front`` skips
+  it): through Varnish (deploy/varnish/skillo.vcl) in front of gunicorn, as gunicorn
+  alone (2 workers, and as ``make serve`` runs it: 2 x cores + 1 workers), and the same
+  bytes as a static file from nginx, the yardstick; all asking for gzip, as browsers do.
 
 PostgreSQL is a throwaway cluster on 127.0.0.1 (skipped with a message if initdb is not
 installed). Only loopback traffic. Progress goes to stderr; the table to stdout.
@@ -20,11 +24,14 @@ installed). Only loopback traffic. Progress goes to stderr; the table to stdout.
 
 import argparse
 import contextlib
+import gzip
+import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,10 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._server import (
     BenchError,
     Gunicorn,
+    Nginx,
     PostgresCluster,
+    Varnish,
     django_env,
     exit_cleanly_on_sigterm,
+    find_nginx,
     find_postgres,
+    find_varnishd,
+    free_port,
     log,
     log_tail,
     manage,
@@ -59,6 +71,10 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--quick", action="store_true", help="200 articles, 1-second runs")
+    parser.add_argument(
+        "--no-front", dest="front", action="store_false",
+        help="skip the article page through Varnish, nginx and make serve's gunicorn",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.duration, args.warmup, args.repeat = "200", 1, 1, 3
@@ -105,7 +121,7 @@ def measure_http(server, pages, args):
     return figures
 
 
-def bench_one(database, size, args, workdir, cluster):
+def bench_one(database, size, args, workdir, cluster, front_rows=None):
     """Every figure for one database at one size, as table rows."""
     log(f"== {database}, {size:,} articles, {tags_for(size):,} tags")
     if database == "sqlite":
@@ -125,6 +141,8 @@ def bench_one(database, size, args, workdir, cluster):
     with Gunicorn(env, workdir / "gunicorn.log", workers=args.workers) as server:
         minimal_page.write_bytes(server.get(dict(pages)["article"]))
         cached = measure_http(server, pages, args)
+    if front_rows is not None:
+        front_rows += measure_front(env, dict(pages)["article"], args, workdir, database, size)
     if database == "sqlite":
         # 1.5 GB at 100,000 articles; PostgreSQL's go with the cluster.
         Path(url.removeprefix("sqlite:///")).unlink()
@@ -141,6 +159,82 @@ def bench_one(database, size, args, workdir, cluster):
         }
         for name in [*(name for name, _ in pages), MINIMAL]
     ]
+
+
+# The cached article page from in front: kept apart from the rest of this file.
+
+FRONT_HEADERS = ("Accept-Encoding: gzip",)
+
+
+def gzipped(url):
+    """The body of ``url`` as sent to a browser asking for gzip, and its encoding."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.read(), response.headers.get("Content-Encoding")
+
+
+def measure_front(env, path, args, workdir, database, size):
+    """The cached article page at ``path``, in one run: through Varnish in front of
+    gunicorn, from gunicorn alone (bench's workers, and make serve's), and its bytes as a
+    static file from nginx. Rows for print_front_table; a server that is not installed
+    is left out with a message."""
+    serve_workers = 2 * (os.cpu_count() or 1) + 1
+    folder = workdir / "front"
+    folder.mkdir(exist_ok=True)
+    figures = []
+
+    def run(name, url):
+        wrk(url, args.warmup, args.connections, args.threads, headers=FRONT_HEADERS)
+        result = wrk(url, args.duration, args.connections, args.threads, headers=FRONT_HEADERS)
+        if result["not_2xx"] or result["socket_errors"]:
+            raise BenchError(f"{name}: errors under load: {result}")
+        figures.append({"database": database, "articles": size, "server": name, **result})
+        log(f"  {name:<44} {result['rps']:>8.0f} req/s")
+
+    log("   the cached article page from in front (Accept-Encoding: gzip):")
+    varnish_port = free_port()
+    purged_env = {**env, "VARNISH_PURGE_URLS": f"http://127.0.0.1:{varnish_port}"}
+    with Gunicorn(purged_env, folder / "gunicorn.log", workers=args.workers) as server:
+        body, encoding = gzipped(server.base_url + path)
+        run(f"gunicorn ({args.workers} workers)", server.base_url + path)
+        if find_varnishd() is None:
+            log("   varnishd not found (apt-get install -y varnish varnish-modules): no row")
+        else:
+            varnish = Varnish(folder / "varnish", server.port)
+            varnish.port = varnish_port
+            with varnish:
+                run("Varnish in front of gunicorn", varnish.base_url + path)
+    with Gunicorn(env, folder / "serve.log", workers=serve_workers) as server:
+        run(f"gunicorn as make serve runs it ({serve_workers} workers)", server.base_url + path)
+    if find_nginx() is None:
+        log("   nginx not found (apt-get install -y nginx): no row")
+    else:
+        nginx = Nginx(folder / "nginx")
+        page = nginx.root / "article.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        # The very bytes gunicorn sends, precompressed as Varnish keeps them (gzip_static).
+        page.with_name("article.html.gz").write_bytes(body)
+        page.write_bytes(gzip.decompress(body) if encoding == "gzip" else body)
+        with nginx:
+            run("nginx, the same page as a static file", nginx.base_url + "/article.html")
+    floor = next((row["rps"] for row in figures if row["server"].startswith("nginx")), None)
+    for row in figures:
+        row["to_nginx"] = row["rps"] / floor if floor else None
+    return figures
+
+
+def print_front_table(rows):
+    print()
+    print("The cached article page from in front (wrk, Accept-Encoding: gzip):")
+    print()
+    print("| database | articles | server | req/s | p50 ms | p99 ms | ratio to nginx |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for row in rows:
+        ratio = "" if row["to_nginx"] is None else f"{row['to_nginx']:.2f}"
+        print(
+            f"| {row['database']} | {row['articles']:,} | {row['server']} | {row['rps']:,.0f} "
+            f"| {row['p50_us'] / 1000:,.2f} | {row['p99_us'] / 1000:,.2f} | {ratio} |"
+        )
 
 
 def scale_column(rows, sizes):
@@ -193,6 +287,7 @@ def main():
             return 0
     workdir = Path(tempfile.mkdtemp(prefix="skillo-bench-"))
     rows = []
+    front_rows = [] if args.front else None
     try:
         manage(django_env("sqlite://:memory:", workdir / "static"), "collectstatic",
                "--noinput", "--verbosity", "0", timeout=300)  # fmt: skip
@@ -200,7 +295,7 @@ def main():
             cluster = PostgresCluster() if database == "postgres" else None
             with cluster or contextlib.nullcontext():
                 for size in args.sizes:
-                    rows += bench_one(database, size, args, workdir, cluster)
+                    rows += bench_one(database, size, args, workdir, cluster, front_rows)
     except BenchError as error:
         log(f"Benchmark failed: {error}")
         log_tail(workdir / "gunicorn.log")
@@ -208,6 +303,8 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print_table(rows, scale_column(rows, args.sizes))
+    if front_rows:
+        print_front_table(front_rows)
     log(f"Total {time.monotonic() - started:.0f} s.")
     return 0
 

@@ -5,6 +5,10 @@ the tokens of its dependencies (pagecache.store); it is served while every token
 unchanged. A request carrying a session cookie (an editor) bypasses the cache both
 ways: it is never served a cached page and its page is never stored. Nothing that sets
 a cookie is stored either.
+
+Every cached page, built now or served from the store, names its dependency keys in a
+response header (``SURROGATE_KEY_HEADERS``, ``xkey`` by default) so that a cache in front
+(Varnish, deploy/varnish) can be purged by the same keys (pagecache.varnish).
 """
 
 import hashlib
@@ -26,6 +30,7 @@ from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
+from .varnish import watch as watch_kept_varnish_purges
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
 # that made-up parameters can neither split nor flood the cache. A view may name its own
@@ -76,10 +81,52 @@ def public_cache_control(response, max_age):
     )
 
 
-def cdn_max_age(due):
+def cdn_max_age(due, longest=None):
     # A proxy must not keep a list past the moment scheduled content comes due.
     left = (due or NEVER) - time.time()
-    return min(settings.SKILLO_CDN_MAX_AGE, left)
+    return min(settings.SKILLO_CDN_MAX_AGE if longest is None else longest, left)
+
+
+# Keys in one header are separated by spaces; Cloudflare's and Akamai's read commas.
+COMMA_SEPARATED = {"cache-tag", "edge-cache-tag"}
+# Caches in front refuse long headers (Varnish: 8 KB for one). A page with more keys than
+# fit (none today: a list page of 20 articles needs about 1 KB) names only `schedule`,
+# which every purge of everything reaches, and is not kept longer than CDN_MAX_AGE.
+MAX_KEY_HEADER = 4096
+
+
+def key_header_names():
+    names = settings.SKILLO_SURROGATE_KEY_HEADERS
+    return [name for name in names if name.lower() not in {"off", "none"}]
+
+
+def name_keys(response, deps, due, consistent):
+    """Name the page's dependency keys for caches in front. A Varnish that hears of
+    every purge (VARNISH_PURGE_URLS) may keep a page longer than other caches
+    (Surrogate-Control, read by deploy/varnish/skillo.vcl) if it is ``consistent``: built
+    from the tokens it was stored with (a page built while a purge landed is not)."""
+    keys = " ".join(sorted(deps))
+    complete = len(keys) <= MAX_KEY_HEADER
+    if not complete:
+        keys = SCHEDULE()
+    for name in key_header_names():
+        response[name] = keys.replace(" ", ",") if name.lower() in COMMA_SEPARATED else keys
+    if consistent and complete and settings.SKILLO_VARNISH_PURGE_URLS:
+        max_age = max(0, int(cdn_max_age(due, settings.SKILLO_VARNISH_MAX_AGE)))
+        response["Surrogate-Control"] = f"max-age={max_age}"
+
+
+def conditional_response(request, response, last_modified):
+    answer = get_conditional_response(
+        request, etag=response.get("ETag"), last_modified=last_modified, response=response
+    )
+    if answer is not response:
+        # A 304 keeps only the validators and Cache-Control, but a cache in front that
+        # revalidates its copy takes the keys and its lifetime from it too.
+        for name in [*key_header_names(), "Surrogate-Control"]:
+            if name in response:
+                answer[name] = response[name]
+    return answer
 
 
 def send_accepted_copy(request, response, copies):
@@ -91,6 +138,9 @@ def send_accepted_copy(request, response, copies):
 class PageCacheMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
+        # With Varnish in front (VARNISH_PURGE_URLS), purges it missed are re-sent from
+        # each app server process, whether readers reach it or not.
+        watch_kept_varnish_purges()
 
     def __call__(self, request):
         if not is_anonymous_request(request):
@@ -127,15 +177,13 @@ class PageCacheMiddleware:
             elif (encoding := accepted_encoding(request)) is not None:
                 copies = {encoding: compress(response.content, encoding)}
         last_modified = None
-        if storing:
-            deps = sorted({SCHEDULE(), *declared, *request._page_deps})
-            if self.store(key, response, deps, started, copies):
-                last_modified = int(started)
+        deps = sorted({SCHEDULE(), *declared, *request._page_deps})
+        if storing and self.store(key, response, deps, started, copies):
+            last_modified = int(started)
         send_accepted_copy(request, response, copies)
         public_cache_control(response, cdn_max_age(due))
-        return get_conditional_response(
-            request, etag=response.get("ETag"), last_modified=last_modified, response=response
-        )
+        name_keys(response, deps, due, consistent=last_modified is not None)
+        return conditional_response(request, response, last_modified)
 
     @staticmethod
     def lookup(key):
@@ -199,9 +247,5 @@ class PageCacheMiddleware:
             response[name] = value
         send_accepted_copy(request, response, entry.get("copies", {}))
         public_cache_control(response, cdn_max_age(due))
-        return get_conditional_response(
-            request,
-            etag=response.get("ETag"),
-            last_modified=int(entry["built"]),
-            response=response,
-        )
+        name_keys(response, entry["deps"], due, consistent=True)
+        return conditional_response(request, response, int(entry["built"]))

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from django.db import DatabaseError
 from django.dispatch import Signal
 
+from . import varnish
 from .dependencies import SCHEDULE
 from .models import PendingPurge
 from .store import _state, _state_lock, bump, cache_call, new_token, share
@@ -51,13 +52,19 @@ def register_schedule(schedule):
 
 
 def purge(keys):
-    """Make every page built from ``keys`` stale; kept for later if the cache is down."""
+    """Make every page built from ``keys`` stale; kept for later if the cache is down.
+
+    Then, once the transaction commits, the same keys are soft-purged in each Varnish in
+    front (pagecache.varnish): after this cache, so that what Varnish fetches anew is
+    built afresh.
+    """
     if not keys:
         return
     if not bump(keys):
         PendingPurge.objects.create(keys="\n".join(sorted(keys)))
     else:
         purged.send(sender=PendingPurge, keys=frozenset(keys))
+    varnish.purge(keys)
 
 
 def purge_everything():
@@ -70,13 +77,21 @@ def purge_everything():
 def apply_pending_purges():
     """Send the purges the cache missed; False if the database could not be asked."""
     try:
-        pending = list(PendingPurge.objects.all()[:100])
+        # This cache's own first (target ""); a Varnish's are left to pagecache.varnish.
+        rows = list(PendingPurge.objects.order_by("target", "pk")[:100])
+        if any(row.target for row in rows):
+            varnish.retry_soon()
+        pending = [row for row in rows if not row.target]
         if not pending:
             return True
         keys = {key for purge in pending for key in purge.keys.split()}
         if bump(keys):
             purged.send(sender=PendingPurge, keys=frozenset(keys))
             PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
+            # Varnish had these at once, but may have fetched a page from this cache
+            # again before the purge landed here: once more, by the retry thread (a
+            # reader's request is running this).
+            varnish.purge_later(keys)
     except DatabaseError:
         return False
     return True

@@ -258,6 +258,21 @@ SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
 SKILLO_PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", "3600"))
 SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
+# The response headers naming a cached page's dependency keys, for a cache in front that
+# purges by key: `xkey` for Varnish (deploy/varnish), `Surrogate-Key` for Fastly,
+# `Cache-Tag` for Cloudflare (comma-separated keys); several, comma-separated; "off": none.
+SKILLO_SURROGATE_KEY_HEADERS = env_list("SURROGATE_KEY_HEADERS", ["xkey"])
+# Varnish in front (README, "Varnish in front"): where purges go, comma-separated
+# (http://127.0.0.1:6081,http://10.0.0.2:6081); empty, the default, sends none. Each
+# Varnish must accept purges from this server (the purgers ACL, deploy/varnish).
+SKILLO_VARNISH_PURGE_URLS = env_list("VARNISH_PURGE_URLS", [])
+# Seconds a purge waits for a Varnish before it is kept and sent again later.
+SKILLO_VARNISH_PURGE_TIMEOUT = float(os.environ.get("VARNISH_PURGE_TIMEOUT", "1"))
+# How long a Varnish that gets purges keeps a page (Surrogate-Control, read by the VCL
+# and never passed on): it hears of every change, so it may keep pages longer than the
+# CDN_MAX_AGE meant for caches that do not. Still capped by the next scheduled
+# publication; sent only with VARNISH_PURGE_URLS set.
+SKILLO_VARNISH_MAX_AGE = int(os.environ.get("VARNISH_MAX_AGE", "3600"))
 
 # The content API (the api app, README "API"). Tokens only (no session: a browser's
 # cookies never reach it); JSON only. Anonymous clients are limited per address, counted

@@ -16,3 +16,7 @@ SKILLO_PURGE_LOG = os.path.join(tempfile.gettempdir(), f"skillo-test-purges-{os.
 # its own inside it), and AVIF at its fastest speed (the bytes differ, not the behaviour).
 MEDIA_ROOT = tempfile.mkdtemp(prefix="skillo-test-media-")
 IMAGE_AVIF_SPEED = 10
+
+# No Varnish in front of the test suite, whatever the environment says (tests/varnish
+# configure their own).
+SKILLO_VARNISH_PURGE_URLS = []

@@ -1,0 +1,100 @@
+# Skillo behind Varnish 7.1: public pages kept until the app purges them by key.
+#
+# The app names what each cached page shows in its `xkey` response header (space-separated
+# keys such as `article:12 tag:5 schedule`) and, when something changes, sends one
+# `PURGE /` request with the changed keys in `xkey-purge` (pagecache/varnish.py). A purge
+# is soft: the pages stay in grace, so the next reader still gets the old page at once
+# while Varnish fetches the new one in the background; nobody waits on the app server.
+#
+# Run: varnishd -a :80 -f /path/to/skillo.vcl -p vcl_path=/path/to/deploy/varnish ...
+# The backend and the purge ACL are in backend.vcl (found on vcl_path).
+
+vcl 4.1;
+
+import std;
+import xkey;
+
+include "backend.vcl";
+
+sub vcl_recv {
+    if (req.method == "PURGE") {
+        if (client.ip !~ purgers) {
+            return (synth(403, "Forbidden"));
+        }
+        if (!req.http.xkey-purge) {
+            return (synth(400, "No xkey-purge header"));
+        }
+        # Soft by default: readers keep getting the stale page while the new one is
+        # fetched. `xkey-hard: 1` drops the pages at once (content that must go now).
+        if (req.http.xkey-hard) {
+            set req.http.n-gone = xkey.purge(req.http.xkey-purge);
+        } else {
+            set req.http.n-gone = xkey.softpurge(req.http.xkey-purge);
+        }
+        return (synth(200, "Invalidated " + req.http.n-gone + " objects"));
+    }
+    # Editors (a session) and API clients with a token see what readers do not: never
+    # from the cache, never stored (the app also answers them `private, no-cache`). The
+    # admin always goes to the app, with its cookies (CSRF, login).
+    if (req.url ~ "^/admin(/|$)" || req.http.Authorization) {
+        return (pass);
+    }
+    # The session cookie: `sessionid`, or `__Host-sessionid` in production settings that
+    # prefix it (tests/varnish checks this pattern against SESSION_COOKIE_NAME).
+    if (req.http.Cookie ~ "(^|;\s*)(__Host-)?sessionid=") {
+        return (pass);
+    }
+    # Any other cookie (analytics, a CSRF token left from the login page) changes nothing
+    # a reader is shown: drop it so the reader is served from the cache.
+    unset req.http.Cookie;
+    # Then the built-in vcl_recv: POST and other methods pass, GET and HEAD are looked up.
+}
+
+sub vcl_backend_response {
+    # A failed refetch keeps the page Varnish has: readers get the stale page (grace)
+    # while the app server is down or failing, as stale-if-error asks.
+    if (bereq.is_bgfetch && beresp.status >= 500) {
+        return (abandon);
+    }
+    # Only what the app says may be shared is kept: no invented default TTL. (A 404 for
+    # an article about to be published must not stay cached for two minutes.)
+    if (!beresp.http.Cache-Control && !beresp.http.Expires) {
+        set beresp.ttl = 0s;
+    }
+    # The app sends `Surrogate-Control: max-age=N` only to a cache it purges (this one):
+    # longer than the s-maxage meant for caches it cannot purge, and still capped by the
+    # next scheduled publication. It is for Varnish alone and is not passed on.
+    if (beresp.http.Surrogate-Control ~ "max-age=[0-9]+") {
+        set beresp.ttl = std.duration(
+            regsub(beresp.http.Surrogate-Control, "^.*max-age=([0-9]+).*$", "\1s"), 0s);
+    }
+    unset beresp.http.Surrogate-Control;
+    # Long grace: a purged or expired page is served stale at once while the new one is
+    # fetched in the background, and kept for a day if the app server is down.
+    set beresp.grace = 24h;
+    # Then the built-in vcl_backend_response: nothing with Set-Cookie, `private`,
+    # `no-store` or `no-cache` is stored, nor anything whose TTL is zero.
+}
+
+sub vcl_backend_error {
+    # The app server cannot be reached: keep serving the page Varnish has.
+    if (bereq.is_bgfetch) {
+        return (abandon);
+    }
+}
+
+sub vcl_deliver {
+    # HIT, STALE (a purged or expired page, served while the new one is fetched), MISS
+    # (fetched now) or PASS (never cached).
+    if (obj.uncacheable) {
+        set resp.http.X-Cache = "PASS";
+    } elsif (obj.hits > 0 && obj.ttl <= 0s) {
+        set resp.http.X-Cache = "STALE";
+    } elsif (obj.hits > 0) {
+        set resp.http.X-Cache = "HIT";
+    } else {
+        set resp.http.X-Cache = "MISS";
+    }
+    # The keys are for purging here; readers need not carry them.
+    unset resp.http.xkey;
+}

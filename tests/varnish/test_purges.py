@@ -1,0 +1,249 @@
+"""Purges to Varnish and the key headers, in-process: a fake Varnish records what it gets.
+
+No varnishd here (tests/varnish/test_varnish.py has the real one): what the app sends,
+when, and what it keeps when a Varnish does not answer.
+"""
+
+import re
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from django.db import transaction
+
+from pagecache import middleware, purges, store, varnish
+from pagecache.models import PendingPurge
+from tests.redis_server import free_port
+
+pytestmark = [pytest.mark.page_cache, pytest.mark.django_db]
+
+VCL = Path(__file__).resolve().parent.parent.parent / "deploy" / "varnish" / "skillo.vcl"
+
+
+class FakeVarnish:
+    """Answers PURGE with 200 (or ``status``) and records each request's headers."""
+
+    def __init__(self):
+        self.requests, self.status = [], 200
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_PURGE(self):
+                fake.requests.append(dict(self.headers))
+                self.send_response(fake.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def purged(self):
+        return [request["xkey-purge"] for request in self.requests]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Purges go to Varnish when the transaction commits: as if it had."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def fakes(settings, monkeypatch):
+    started = []
+
+    def start(count=1):
+        for _ in range(count):
+            started.append(FakeVarnish())
+        settings.SKILLO_VARNISH_PURGE_URLS = [fake.url for fake in started]
+        return started
+
+    # The retry thread is tested by calling what it calls (send_pending).
+    retries = []
+    monkeypatch.setattr(varnish, "retry_soon", lambda watch=False: retries.append(watch))
+    settings.SKILLO_VARNISH_PURGE_TIMEOUT = 0.3
+    start.retries = retries
+    yield start
+    for fake in started:
+        fake.close()
+
+
+def test_without_varnish_urls_nothing_is_sent_or_kept(fakes, settings, committed):
+    (fake,) = fakes()
+    settings.SKILLO_VARNISH_PURGE_URLS = []
+    with committed():
+        purges.purge({"article:1"})
+    assert fake.requests == []
+    assert not PendingPurge.objects.exists()
+
+
+def test_one_soft_purge_per_varnish_with_every_key_after_the_commit(
+    fakes, django_capture_on_commit_callbacks
+):
+    first, second = fakes(2)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        purges.purge({"tag:2", "article:1", "schedule"})
+        # Before the commit Varnish would fetch the old page again.
+        assert first.requests == second.requests == []
+    for fake in (first, second):
+        assert fake.purged() == ["article:1 schedule tag:2"]
+        assert "xkey-hard" not in fake.requests[0]
+    assert not PendingPurge.objects.exists()
+
+
+def test_a_varnish_that_does_not_answer_keeps_its_purges_until_it_does(fakes, settings, committed):
+    (up,) = fakes()
+    silent = socket.create_server(("127.0.0.1", 0))  # Takes connections, never answers.
+    down = f"http://127.0.0.1:{free_port()}"  # Nothing listens.
+    hung = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    settings.SKILLO_VARNISH_PURGE_URLS = [up.url, down, hung]
+    try:
+        with committed():
+            purges.purge({"article:1"})
+        with committed():
+            purges.purge({"article:2", "tag:3"})
+    finally:
+        silent.close()
+    assert up.purged() == ["article:1", "article:2 tag:3"]
+    kept = PendingPurge.objects.order_by("pk")
+    assert [(row.target, row.keys.split()) for row in kept] == [
+        (down, ["article:1"]),
+        (hung, ["article:1"]),
+        (down, ["article:2", "tag:3"]),
+        (hung, ["article:2", "tag:3"]),
+    ]
+    assert fakes.retries, "the retry thread was not asked for"
+
+    # Still down: kept. Then both come back: ONE request each, every kept key.
+    assert varnish.send_pending() is True
+    assert PendingPurge.objects.count() == 4
+    back = [FakeVarnish(), FakeVarnish()]
+    try:
+        settings.SKILLO_VARNISH_PURGE_URLS = [up.url, *(fake.url for fake in back)]
+        PendingPurge.objects.filter(target=down).update(target=back[0].url)
+        PendingPurge.objects.filter(target=hung).update(target=back[1].url)
+        assert varnish.send_pending() is False
+        for fake in back:
+            assert fake.purged() == ["article:1 article:2 tag:3"]
+    finally:
+        for fake in back:
+            fake.close()
+    assert not PendingPurge.objects.exists()
+    assert up.purged() == ["article:1", "article:2 tag:3"]  # Nothing again for the one up.
+
+
+def test_a_refused_purge_is_kept(fakes, committed):
+    (fake,) = fakes()
+    fake.status = 403  # This server is not in Varnish's purgers ACL.
+    with committed():
+        purges.purge({"article:1"})
+    assert list(PendingPurge.objects.values_list("target", flat=True)) == [fake.url]
+    fake.status = 200
+    assert varnish.send_pending() is False
+    assert fake.purged() == ["article:1", "article:1"]
+
+
+def test_kept_purges_of_a_varnish_no_longer_configured_are_dropped(fakes, settings):
+    fakes()
+    PendingPurge.objects.create(keys="article:1", target="http://127.0.0.1:9/")
+    assert varnish.send_pending() is False
+    assert not PendingPurge.objects.exists()
+
+
+def test_the_page_cache_outage_path_leaves_varnish_purges_to_their_thread(fakes, committed):
+    (fake,) = fakes()
+    PendingPurge.objects.create(keys="article:1", target=fake.url)
+    PendingPurge.objects.create(keys="article:2")  # For this site's own cache.
+    fakes.retries.clear()
+    with committed():
+        assert purges.apply_pending_purges()
+    assert fakes.retries and not any(fakes.retries)
+    assert fake.purged() == []  # Not while a reader waits.
+    # The keys this cache missed go to Varnish again (it may have refetched meanwhile).
+    assert varnish.send_pending() is False
+    assert fake.purged() == ["article:1 article:2"]
+    assert not PendingPurge.objects.exists()
+
+
+def test_a_purge_of_many_keys_goes_in_parts_varnish_accepts(fakes, committed):
+    (fake,) = fakes()
+    keys = {f"article:{number}" for number in range(2000)}
+    with committed():
+        purges.purge(keys)
+    assert len(fake.requests) > 1
+    assert all(len(value) <= varnish.MAX_HEADER_LENGTH for value in fake.purged())
+    assert {key for value in fake.purged() for key in value.split()} == keys
+
+
+@pytest.fixture
+def page(client, shared_article, monkeypatch):
+    # Not one purge since the page was built: it is stored, and consistent.
+    monkeypatch.setattr(store, "RACE_MARGIN", 0)
+    monkeypatch.setattr(middleware, "watch_kept_varnish_purges", lambda: None)
+    url = shared_article.get_absolute_url()
+    return lambda **headers: client.get(url, headers=headers)
+
+
+def test_key_headers_follow_the_setting(page, settings, shared_article):
+    default = page()
+    keys = default["xkey"].split(" ")
+    assert {"schedule", "nav", f"article:{shared_article.pk}"} <= set(keys)
+    assert page()["xkey"] == default["xkey"]  # Served from the cache: the same keys.
+
+    settings.SKILLO_SURROGATE_KEY_HEADERS = ["Surrogate-Key", "Cache-Tag"]
+    for response in (page(), page()):
+        assert "xkey" not in response
+        assert response["Surrogate-Key"].split(" ") == keys
+        assert response["Cache-Tag"].split(",") == keys  # Cloudflare's commas.
+
+    settings.SKILLO_SURROGATE_KEY_HEADERS = ["off"]
+    response = page()
+    assert not any(name in response for name in ("xkey", "Surrogate-Key", "Cache-Tag"))
+
+
+def test_a_varnish_that_gets_purges_may_keep_pages_longer(page, settings):
+    assert "Surrogate-Control" not in page()  # No Varnish: only s-maxage, for every cache.
+    settings.SKILLO_VARNISH_PURGE_URLS = ["http://127.0.0.1:9"]
+    settings.SKILLO_VARNISH_MAX_AGE = 7200
+    for response in (page(), page()):
+        assert response["Surrogate-Control"] == "max-age=7200"
+        assert "s-maxage=60" in response["Cache-Control"]
+    # Revalidating its copy (If-None-Match), Varnish gets the keys and lifetime again.
+    not_modified = page(if_none_match=response["ETag"])
+    assert not_modified.status_code == 304
+    assert not_modified["xkey"] == response["xkey"]
+    assert not_modified["Surrogate-Control"] == "max-age=7200"
+
+
+def test_an_editor_gets_no_key_header(page, admin_client, shared_article):
+    response = admin_client.get(shared_article.get_absolute_url())
+    assert "private" in response["Cache-Control"]
+    assert "xkey" not in response and "Surrogate-Control" not in response
+
+
+@pytest.mark.parametrize("settings_module", ["development", "production"])
+def test_the_vcl_knows_the_session_cookie(settings_module, monkeypatch):
+    """skillo.vcl passes requests with the session cookie to the app: its pattern must
+    match the name the settings give the cookie."""
+    import importlib
+
+    from django.conf import global_settings
+
+    monkeypatch.setenv("SECRET_KEY", "s" * 60)
+    monkeypatch.setenv("ALLOWED_HOSTS", "example.org")
+    module = importlib.import_module(f"skillo.settings.{settings_module}")
+    pattern = re.search(r'req\.http\.Cookie ~ "([^"]+)"', VCL.read_text()).group(1)
+    pattern = pattern.replace("\\\\", "\\")
+    name = getattr(module, "SESSION_COOKIE_NAME", global_settings.SESSION_COOKIE_NAME)
+    assert re.search(pattern, f"{name}=abc")
+    assert re.search(pattern, f"_ga=GA1.2; {name}=abc")
+    assert not re.search(pattern, "csrftoken=abc; _ga=GA1.2")
