@@ -85,7 +85,7 @@ class ArticleQuerySet(models.QuerySet):
     def for_list(self):
         return (
             self.published()
-            .prefetch_related("tags", byline_prefetch())
+            .prefetch_related("tags", byline_prefetch(names_only=True))
             .order_by("-published_at", "-pk")
         )
 
@@ -204,13 +204,24 @@ class ArticleTags(_TaggableManager):
         )
 
 
-def byline_prefetch(queryset=None):
+def byline_prefetch(queryset=None, *, names_only=False):
     """An article's authors in their order, with the authors, in one query for a whole
-    list of articles (``article.authorships.all()``, as templates read them)."""
-    queryset = (queryset if queryset is not None else ArticleAuthor.objects).select_related(
-        "author", "author__photo"
+    list of articles (``article.authorships.all()``, as templates read them).
+
+    ``names_only``: each author's name and slug only, as a list's bylines show them;
+    otherwise whole authors with their portraits, as an article's structured data does.
+    """
+    queryset = queryset if queryset is not None else ArticleAuthor.objects
+    if names_only:
+        return models.Prefetch(
+            "authorships",
+            queryset=queryset.select_related("author").only(
+                "article", "position", "author__name", "author__slug"
+            ),
+        )
+    return models.Prefetch(
+        "authorships", queryset=queryset.select_related("author", "author__photo")
     )
-    return models.Prefetch("authorships", queryset=queryset)
 
 
 def public_tags():
