@@ -12,9 +12,9 @@ from datetime import UTC
 from django.db import connections
 from django.utils import timezone
 
-# Topics bigger than this are checked article by article (EXISTS) instead of joined: see
-# news.models.BIG_TOPIC, which the querysets elsewhere use.
-from .models import BIG_TOPIC, Article
+# Read at each call: topics bigger than models.BIG_TOPIC are checked article by article
+# (EXISTS) instead of joined, as the querysets elsewhere do.
+from . import models
 
 COLUMNS = "a.id, a.title, a.slug, a.event_date, a.published_at"
 REFERENCING_LIMIT = 50
@@ -31,7 +31,7 @@ def _in(values):
 
 def _tagged(tag_id, size):
     """SQL and parameters for 'article a has the tag', as news.models.tagged() builds it."""
-    if size <= BIG_TOPIC:
+    if size <= models.BIG_TOPIC:
         return "a.id IN (SELECT content_object_id FROM news_taggedarticle WHERE tag_id = %s)", [
             tag_id
         ]
@@ -74,7 +74,7 @@ def _more(article, tag_ids, sizes, public):
     if picked_slugs:
         where += f" AND a.slug NOT IN ({_in(picked_slugs)})"
         params += picked_slugs
-    small = [pk for pk in tag_ids if sizes.get(pk, 0) <= BIG_TOPIC]
+    small = [pk for pk in tag_ids if sizes.get(pk, 0) <= models.BIG_TOPIC]
     if not small:
         smallest = min(tag_ids, key=lambda pk: sizes.get(pk, 0))
         condition, condition_params = _tagged(smallest, sizes.get(smallest, 0))
@@ -123,7 +123,7 @@ def around(article, sizes, using="default"):
     connection = connections[using]
     ops = connection.ops
     public = "a.status = %s AND a.published_at <= %s"
-    public_params = [Article.Status.PUBLISHED, ops.adapt_datetimefield_value(timezone.now())]
+    public_params = [models.Article.Status.PUBLISHED, ops.adapt_datetimefield_value(timezone.now())]
     date = ops.adapt_datefield_value(article.event_date)
     published = ops.adapt_datetimefield_value(article.published_at)
 
@@ -145,7 +145,7 @@ def around(article, sizes, using="default"):
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(selects), params)
         for kind, pk, title, slug, event_date, published_at in cursor.fetchall():
-            row = Article(pk=pk, title=title, slug=slug, event_date=event_date)
+            row = models.Article(pk=pk, title=title, slug=slug, event_date=event_date)
             if timezone.is_naive(published_at):  # SQLite keeps UTC without a zone
                 published_at = published_at.replace(tzinfo=UTC)
             row.published_at = published_at

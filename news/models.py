@@ -68,6 +68,15 @@ def tagged(tag_id, size):
     return Exists(TaggedArticle.objects.filter(content_object=OuterRef("pk"), tag_id=tag_id))
 
 
+def written_by(author_id, size):
+    """A filter for articles by ``author_id``, who has ``size`` bylines: as tagged(), a
+    busy author's newest articles are found in page order through EXISTS, not by sorting
+    all of theirs."""
+    if size <= BIG_TOPIC:
+        return Q(authorships__author=author_id)
+    return Exists(ArticleAuthor.objects.filter(article=OuterRef("pk"), author_id=author_id))
+
+
 class ArticleQuerySet(models.QuerySet):
     def published(self):
         """What the public may see: published, and its publication time has come."""

@@ -9,6 +9,7 @@ from django.views.generic import DetailView, ListView, TemplateView
 from images.cards import card_key, ensure_title_card
 from images.views import media
 from pagecache.dependencies import cached_page, depends_on
+from pagecache.store import remember
 from people.models import Author
 
 from .around import around
@@ -28,7 +29,7 @@ from .dependencies import (
     TOPICS,
     title_key,
 )
-from .models import Article, Correction, RetiredSlug, tagged
+from .models import Article, ArticleAuthor, Correction, RetiredSlug, tagged, written_by
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
 from .templatetags.news import byline_structured_data, organization
@@ -204,8 +205,14 @@ class AuthorDetailView(ArticlesPageMixin, ListView):
             Author.objects.select_related("photo").prefetch_related("links"),
             slug=self.kwargs["slug"],
         )
-        depends_on(self.request, AUTHOR(self.author.pk), AUTHOR_ARTICLES(self.author.pk))
-        return Article.objects.for_list().filter(authorships__author=self.author)
+        pk = self.author.pk
+        depends_on(self.request, AUTHOR(pk), AUTHOR_ARTICLES(pk))
+        bylines = remember(
+            f"author:{pk}:bylines",
+            [AUTHOR_ARTICLES(pk)],
+            lambda: ArticleAuthor.objects.filter(author=pk).count(),
+        )
+        return Article.objects.for_list().filter(written_by(pk, bylines))
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(author=self.author, **kwargs)

@@ -5,7 +5,7 @@ warm (they are cached site-wide). The counts must not grow with the number of ar
 tags, sources or links shown.
 """
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -14,6 +14,7 @@ from sources.models import SourceURL
 from tests.conftest import count_queries
 from tests.factories import (
     ArticleFactory,
+    AuthorFactory,
     AuthorLinkFactory,
     CorrectionFactory,
     RelatedLinkFactory,
@@ -116,3 +117,23 @@ def test_big_and_small_topics_list_the_same_articles(client, monkeypatch, big):
     assert "Elsewhere" not in page
     feed = client.get("/tags/python/feed/").content.decode()
     assert "Newer" in feed and "Elsewhere" not in feed
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("busy", [False, True])
+def test_busy_and_occasional_authors_list_the_same_articles(client, monkeypatch, busy):
+    """A busy author's articles are read through EXISTS, an occasional one's through a
+    join: the same page either way."""
+    import news.models
+
+    if busy:
+        monkeypatch.setattr(news.models, "BIG_TOPIC", 0)
+    author = AuthorFactory(name="Ada Writer")
+    for n, month in enumerate([1, 3, 2]):
+        ArticleFactory(
+            title=f"Story {n}", authors=[author], published_at=datetime(2024, month, 1, tzinfo=UTC)
+        )
+    ArticleFactory(title="Someone else's")
+    page = client.get(f"/authors/{author.slug}/").content.decode()
+    assert page.index("Story 1") < page.index("Story 2") < page.index("Story 0")
+    assert "Someone else" not in page
