@@ -62,7 +62,7 @@ class TagSitemap(Sitemap):
         return tag.latest_change
 
     def get_latest_lastmod(self):
-        return max((tag.latest_change for tag in all_topics()), default=None)
+        return all_topics().latest_change()
 
 
 def author_pages():

