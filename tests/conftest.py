@@ -320,6 +320,20 @@ def renditions_encoded_once():
     renditions._render = render
 
 
+@pytest.fixture(scope="session", autouse=True)
+def illustrations_drawn_once():
+    """load_demo draws the same illustrations (the same bytes for the same seed) each
+    time a test loads the demo content: drawn once per test run."""
+    import functools
+
+    from news.management.commands import load_demo
+
+    draw = load_demo.illustration
+    load_demo.illustration = functools.cache(draw)
+    yield
+    load_demo.illustration = draw
+
+
 @pytest.fixture(autouse=True)
 def same_pictures_in_every_test():
     """factories.ImageFactory numbers its pictures from 0 in every test, so the n-th
@@ -330,31 +344,53 @@ def same_pictures_in_every_test():
     ImageFactory.reset_sequence()
 
 
-@pytest.fixture(scope="session")
-def production_static(tmp_path_factory):
-    """A STATIC_ROOT collected with the production settings (hashed names, compressed
-    copies), once per test run: collecting takes a minute of CPU, and the tests that
-    start servers with those settings (tests/test_settings.py, tests/test_outage.py,
-    tests/test_concurrent_editors.py) only read it."""
+def collect_production_static(root):
+    """collectstatic with the production settings into ``root`` (made whole or not at
+    all: collected beside it, then renamed)."""
+    import shutil
     import subprocess
     import sys
+    import tempfile
 
-    root = tmp_path_factory.mktemp("production-static")
+    partial = Path(tempfile.mkdtemp(prefix=f"{root.name}.partial-", dir=root.parent))
     environment = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
         "SECRET_KEY": "collectstatic-only-" + "k" * 50,
         "ALLOWED_HOSTS": "127.0.0.1",
         # Collecting needs no database; none is opened.
-        "DATABASE_URL": f"sqlite:///{tmp_path_factory.mktemp('unused') / 'db.sqlite3'}",
-        "STATIC_ROOT": str(root),
+        "DATABASE_URL": f"sqlite:///{partial / 'unused.sqlite3'}",
+        "STATIC_ROOT": str(partial / "static"),
     }
     environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-        cwd=Path(__file__).resolve().parent.parent, env=environment, check=True, timeout=600,
-    )  # fmt: skip
-    assert (root / "staticfiles.json").is_file()
+    try:
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=Path(__file__).resolve().parent.parent, env=environment, check=True,
+            timeout=600,
+        )  # fmt: skip
+        assert (partial / "static" / "staticfiles.json").is_file()
+        (partial / "static").rename(root)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def production_static(tmp_path_factory):
+    """A STATIC_ROOT collected with the production settings (hashed names, compressed
+    copies), which the tests that start servers with those settings only read
+    (tests/test_settings.py, tests/test_outage.py, tests/test_concurrent_editors.py).
+    Collecting takes a minute of CPU, so it is done once per test run, or once for all
+    of make test's runs: they share SKILLO_TEST_PRODUCTION_STATIC, a folder to be (the
+    first run to need it collects it while the others wait)."""
+    import fcntl
+
+    shared = os.environ.get("SKILLO_TEST_PRODUCTION_STATIC")
+    root = Path(shared) if shared else tmp_path_factory.mktemp("static") / "production"
+    with open(root.parent / f"{root.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not root.exists():
+            collect_production_static(root)
     return root
 
 
