@@ -218,11 +218,13 @@ def purges_when_the_code_commits(monkeypatch):
 
 @contextlib.contextmanager
 def rows_for_module(django_db_blocker, media_root, build):
-    """Rows made once, by ``build()``, for a module's tests that only read them, as
+    """Rows made once, by ``build()``, for tests that only read them, as
     django.test.TestCase.setUpTestData makes them: in a transaction rolled back after
     the last test (each test runs in a savepoint of its own inside it), with the page
     cache off as in every test and pictures in ``media_root``. Yields what ``build``
-    returned, for a module-scoped fixture to yield; its tests need the django_db mark."""
+    returned, for a module- or class-scoped fixture to yield. Every test running while
+    it is set up sees the rows: its module or class must hold only tests using it, each
+    with the django_db mark."""
     from django.db import transaction
     from django.test import override_settings
 
