@@ -132,6 +132,8 @@ $(AXE_CORE):
 #   grid                               the hostile-input grid on SQLite, in full,
 #   browser                            the browser tests (Chromium), on SQLite.
 # So every test runs at least once, the database-dependent ones on both databases.
+# The runs share one copy of the static files as production collects them (a minute of
+# CPU to compress; tests/conftest.py, production_static), removed when they end.
 # make test-sqlite (one process, browser tests included), test-browser and test-postgres
 # run one pass each.
 TEST_JOBS ?= 6
@@ -145,7 +147,9 @@ PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest -m browser
 
 test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	@echo "Six test runs side by side (each shown when it ends)."
-	@$(MAKE) --no-print-directory --jobs=$(TEST_JOBS) --output-sync=target --keep-going \
+	@shared=$$(mktemp -d); trap 'rm -rf "$$shared"' EXIT; \
+	SKILLO_TEST_PRODUCTION_STATIC=$$shared/static \
+	$(MAKE) --no-print-directory --jobs=$(TEST_JOBS) --output-sync=target --keep-going \
 	  test-run-postgres test-run-sqlite test-run-postgres-servers test-run-sqlite-servers \
 	  test-run-grid test-run-browser
 

@@ -353,10 +353,11 @@ def client_main(kind, config_path):
 # Probes of the database, run in the servers' environment
 
 
-def database_state(create_editors=0, password=""):
+def database_state(create_editors=0, password="", collect_static=True):
     """Every article's version, body and revisions (as JSON-able data). With
     ``create_editors``, first set the fresh database up: migrate, collect the static
-    files, import the demo articles and create that many editor accounts."""
+    files (unless ``collect_static`` is false: STATIC_ROOT holds them already), import
+    the demo articles and create that many editor accounts."""
     import django
 
     django.setup()
@@ -370,7 +371,8 @@ def database_state(create_editors=0, password=""):
     if create_editors:
         with contextlib.redirect_stdout(sys.stderr):
             call_command("migrate", interactive=False, verbosity=0)
-            call_command("collectstatic", interactive=False, verbosity=0)
+            if collect_static:
+                call_command("collectstatic", interactive=False, verbosity=0)
             call_command("import_articles", str(DEMO_CONTENT))
     editors = Group.objects.get(name="Editors")
     hashed = make_password(password)  # once: the production hasher takes half a second
@@ -527,17 +529,23 @@ def fresh_database(database, workdir, postgres_url):
 
 def run(
     database, duration=30, editors=5, shared=3, readers=2, workers=4, postgres_url=None,
-    import_pause=1.0, editor_pause=0.0,
+    import_pause=1.0, editor_pause=0.0, static_root=None,
 ):  # fmt: skip
     """One benchmark run on ``database`` ("sqlite" or "postgres"); its figures and the
-    problems found, as a dict (see ``summarise``)."""
+    problems found, as a dict (see ``summarise``). ``static_root``: a STATIC_ROOT already
+    collected with the production settings, served as it is (collecting one with its
+    compressed copies takes a minute of CPU), instead of one collected for the run."""
     workdir = Path(tempfile.mkdtemp(prefix="skillo-editors-"))
     try:
         with fresh_database(database, workdir, postgres_url) as url:
-            env = django_env(url, workdir / "static", PAGE_CACHE="false", CACHE_URL="dummy://")
+            static = static_root or workdir / "static"
+            env = django_env(url, static, PAGE_CACHE="false", CACHE_URL="dummy://")
             log(f"{database}: migrating, importing the demo articles, creating {editors} editors")
             password = secrets.token_urlsafe(16)
-            initial = python_json(env, "--setup", str(editors), "--password", password)
+            setup = ["--setup", str(editors), "--password", password]
+            if static_root:
+                setup.append("--static-collected")
+            initial = python_json(env, *setup)
             layout = plan(initial, editors, shared)
             (workdir / "import").mkdir()
             server_log = workdir / "gunicorn.log"
@@ -741,6 +749,7 @@ def parse_args():
     parser.add_argument("--setup", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--password", default="", help=argparse.SUPPRESS)
     parser.add_argument("--state", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--static-collected", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("config", nargs="?", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 0 < args.duration <= 3600 or not 1 <= args.editors <= 50:
@@ -756,7 +765,8 @@ def main():
         client_main(args.client, args.config)
         return 0
     if args.setup is not None or args.state:
-        print(json.dumps(database_state(args.setup or 0, args.password)))
+        state = database_state(args.setup or 0, args.password, not args.static_collected)
+        print(json.dumps(state))
         return 0
     exit_cleanly_on_sigterm()
     databases = args.databases.split(",")

@@ -22,6 +22,7 @@ Nothing else is deselected, so every test runs at least once per make test; the
 PostgreSQL pass ends with a count of what it left to the SQLite pass, by reason.
 """
 
+import contextlib
 import os
 from collections import Counter
 from pathlib import Path
@@ -156,18 +157,114 @@ def count_queries(client, url):
     return len(queries)
 
 
+class AtCommit:
+    """A callback of news.purge.on_commit, waiting for the end of the code's own
+    transaction (see ``purges_when_the_code_commits``)."""
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def __call__(self):
+        self.callback()
+
+
+def code_blocks(connection):
+    """The atomic blocks the code under test opened (not pytest-django's own)."""
+    return [block for block in connection.atomic_blocks if not block._from_testcase]
+
+
+def on_commit_in_tests(callback):
+    """news.purge.on_commit where pytest-django's transactions never commit: at once
+    when the code under test is in no transaction of its own (autocommit, as in
+    production), else when the outermost one it opened ends without a rollback (when
+    production would commit it)."""
+    from django.db import transaction
+
+    connection = transaction.get_connection()
+    if code_blocks(connection):
+        connection.on_commit(AtCommit(callback))
+    else:
+        callback()
+
+
+def purges_when_the_code_commits(monkeypatch):
+    from django.db import transaction
+
+    atomic_exit = transaction.Atomic.__exit__
+
+    def exit_then_purge(self, exc_type, exc_value, traceback):
+        connection = transaction.get_connection(self.using)
+        ended = False
+        try:
+            result = atomic_exit(self, exc_type, exc_value, traceback)
+            ended = True
+            return result
+        finally:
+            # Django dropped the callbacks of the savepoints rolled back; the rest are due
+            # unless the whole transaction is to be rolled back.
+            if not self._from_testcase and not code_blocks(connection):
+                due = [c for _, c, _ in connection.run_on_commit if isinstance(c, AtCommit)]
+                if due:
+                    connection.run_on_commit = [
+                        entry for entry in connection.run_on_commit
+                        if not isinstance(entry[1], AtCommit)
+                    ]  # fmt: skip
+                    if ended and exc_type is None and not connection.needs_rollback:
+                        for callback in due:
+                            callback()
+
+    monkeypatch.setattr(transaction.Atomic, "__exit__", exit_then_purge)
+
+
+@contextlib.contextmanager
+def rows_for_module(django_db_blocker, media_root, build):
+    """Rows made once, by ``build()``, for tests that only read them, as
+    django.test.TestCase.setUpTestData makes them: in a transaction rolled back after
+    the last test (each test runs in a savepoint of its own inside it), with the page
+    cache off as in every test and pictures in ``media_root``. Yields what ``build``
+    returned, for a module- or class-scoped fixture to yield. Every test running while
+    it is set up sees the rows: its module or class must hold only tests using it, each
+    with the django_db mark."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    from news import purge
+
+    with (
+        django_db_blocker.unblock(),
+        override_settings(SKILLO_PAGE_CACHE=False, MEDIA_ROOT=media_root),
+        pytest.MonkeyPatch.context() as monkeypatch,
+    ):
+        monkeypatch.setattr(purge, "on_commit", on_commit_in_tests)
+        purges_when_the_code_commits(monkeypatch)
+        outer = transaction.atomic()
+        # As TestCase marks its class-wide transaction: not the code's own.
+        outer._from_testcase = True
+        outer.__enter__()
+        try:
+            made = build()
+            with django_db_blocker.block():
+                yield made
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 @pytest.fixture(autouse=True)
 def page_cache_off(request, settings, monkeypatch):
     """Whole-page caching is tested on its own (tests/test_pagecache.py, marked
     ``page_cache``, where purges run on commit as in production). Elsewhere pages are
-    not cached, and purges of what is (topic counts, archive months) run as soon as the
-    change is made, since pytest-django's transactions never commit."""
+    not cached, and purges of what is (topic counts, archive months) run when the
+    change would commit: at once outside a transaction, else when the outermost one
+    the code opened ends (a request's, an import's), since pytest-django's own
+    transactions never commit."""
     from news import purge
     from pagecache import store as pagecache
 
     if request.node.get_closest_marker("page_cache") is None:
         settings.SKILLO_PAGE_CACHE = False
-        monkeypatch.setattr(purge, "on_commit", lambda callback: callback())
+        monkeypatch.setattr(purge, "on_commit", on_commit_in_tests)
+        purges_when_the_code_commits(monkeypatch)
         # No commit, so no purge can land while a request reads: nothing to guard.
         monkeypatch.setattr(pagecache, "RACE_MARGIN", 0)
 
@@ -185,6 +282,118 @@ def redis_server():
     server.start()
     yield server
     server.close()
+
+
+# Renditions encoded in this run, by everything their bytes depend on: the picture (its
+# hash), the focal point, the rendition's size and format, and the encoders' settings.
+RENDITION_CACHE_BYTES = 256 * 1024 * 1024
+
+
+@pytest.fixture(scope="session", autouse=True)
+def renditions_encoded_once():
+    """Each rendition is encoded once per test run, not once per test: most tests make the
+    same pictures (factories.ImageFactory, load_demo's illustrations) in a media folder of
+    their own, and encoding (AVIF above all) is the slowest step of saving an image. A
+    rendition not made yet is still made by the app's own code, and ensure_renditions
+    still decides what is missing and writes every file, so only the encoder's work is
+    shared between tests."""
+    from django.conf import settings
+
+    from images import renditions
+
+    render = renditions._render
+    made, size = {}, [0]
+
+    def render_once(picture, image, rendition):
+        key = (
+            image.sha256, image.focal_x, image.focal_y, rendition, settings.IMAGE_AVIF_QUALITY,
+            settings.IMAGE_AVIF_SPEED, settings.IMAGE_JPEG_QUALITY,
+        )  # fmt: skip
+        if key in made:
+            return made[key]
+        data = render(picture, image, rendition)
+        if image.sha256 and size[0] + len(data) <= RENDITION_CACHE_BYTES:
+            made[key] = data
+            size[0] += len(data)
+        return data
+
+    renditions._render = render_once
+    yield
+    renditions._render = render
+
+
+@pytest.fixture(scope="session", autouse=True)
+def illustrations_drawn_once():
+    """load_demo draws the same illustrations (the same bytes for the same seed) each
+    time a test loads the demo content: drawn once per test run."""
+    import functools
+
+    from news.management.commands import load_demo
+
+    draw = load_demo.illustration
+    load_demo.illustration = functools.cache(draw)
+    yield
+    load_demo.illustration = draw
+
+
+@pytest.fixture(autouse=True)
+def same_pictures_in_every_test():
+    """factories.ImageFactory numbers its pictures from 0 in every test, so the n-th
+    picture of a test is the same as in any other (and its renditions are encoded once):
+    pictures stay different within a test, which is all their numbering is for."""
+    from tests.factories import ImageFactory
+
+    ImageFactory.reset_sequence()
+
+
+def collect_production_static(root):
+    """collectstatic with the production settings into ``root`` (made whole or not at
+    all: collected beside it, then renamed)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    partial = Path(tempfile.mkdtemp(prefix=f"{root.name}.partial-", dir=root.parent))
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
+        "SECRET_KEY": "collectstatic-only-" + "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        # Collecting needs no database; none is opened.
+        "DATABASE_URL": f"sqlite:///{partial / 'unused.sqlite3'}",
+        "STATIC_ROOT": str(partial / "static"),
+    }
+    environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    try:
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=Path(__file__).resolve().parent.parent, env=environment, check=True,
+            timeout=600,
+        )  # fmt: skip
+        assert (partial / "static" / "staticfiles.json").is_file()
+        (partial / "static").rename(root)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def production_static(tmp_path_factory):
+    """A STATIC_ROOT collected with the production settings (hashed names, compressed
+    copies), which the tests that start servers with those settings only read
+    (tests/test_settings.py, tests/test_outage.py, tests/test_concurrent_editors.py).
+    Collecting takes a minute of CPU, so it is done once per test run, or once for all
+    of make test's runs: they share SKILLO_TEST_PRODUCTION_STATIC, a folder to be (the
+    first run to need it collects it while the others wait)."""
+    import fcntl
+
+    shared = os.environ.get("SKILLO_TEST_PRODUCTION_STATIC")
+    root = Path(shared) if shared else tmp_path_factory.mktemp("static") / "production"
+    with open(root.parent / f"{root.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not root.exists():
+            collect_production_static(root)
+    return root
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Pictures made for the tests, as the bytes a camera or an editor's tool would send."""
 
+import functools
 import io
 import struct
 import zlib
@@ -13,6 +14,7 @@ GPS_LATITUDE = (52.0, 31.0, 12.34)
 SECRET = "Secret-Location-Marker"
 
 
+@functools.cache  # bytes, the same for the same arguments: drawn once per test run
 def picture(width=1600, height=900, format="JPEG", seed=0, dot=None, **save_options):
     """A picture with some detail (so encoders have work to do) and, optionally, a red
     ``dot`` at (x, y) as fractions of the width and height."""

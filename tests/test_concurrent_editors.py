@@ -45,15 +45,15 @@ def check(result):
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="the suite runs on PostgreSQL")
-def test_editors_an_import_and_readers_at_once_on_sqlite():
-    check(run("sqlite", duration=SECONDS))
+def test_editors_an_import_and_readers_at_once_on_sqlite(production_static):
+    check(run("sqlite", duration=SECONDS, static_root=production_static))
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the suite runs on SQLite")
-def test_editors_an_import_and_readers_at_once_on_postgresql():
+def test_editors_an_import_and_readers_at_once_on_postgresql(production_static):
     database = settings.DATABASES["default"]
     server = (
         f"postgres://{quote(database['USER'])}:{quote(database['PASSWORD'] or '')}"
         f"@{database['HOST']}:{database['PORT']}/postgres"
     )
-    check(run("postgres", duration=SECONDS, postgres_url=server))
+    check(run("postgres", duration=SECONDS, postgres_url=server, static_root=production_static))

@@ -348,10 +348,9 @@ User.objects.create_user("editor", password="editor-pw", is_staff=True).groups.a
 
 
 @pytest.fixture(scope="module")
-def site():
+def site(production_static):
     """The cluster with a migrated database, one article and an editor; two servers."""
     cluster = Cluster()
-    static_root = Path(tempfile.mkdtemp(prefix="skillo-static-"))
     log = open(cluster.root / "servers.log", "wb")  # noqa: SIM115
     servers = []
     try:
@@ -364,16 +363,14 @@ def site():
             "ALLOWED_HOSTS": "127.0.0.1",
             "DEBUG": "false",
             "SECURE_SSL_REDIRECT": "false",
-            "STATIC_ROOT": str(static_root),
+            "STATIC_ROOT": str(production_static),
             # A stored page would hide the outage; the page cache is tested on its own.
             "PAGE_CACHE": "false",
         }
         manage = [sys.executable, str(BASE_DIR / "manage.py")]
-        static = subprocess.Popen([*manage, "collectstatic", "--noinput", "-v0"], env=environ)
         subprocess.run(
             [*manage, "shell", "-v", "0", "-c", SEED], env=environ, check=True, timeout=120
         )
-        assert static.wait(timeout=120) == 0
         servers = [Server(environ, 0, log), Server(environ, 600, log)]
         for server in servers:
             server.wait_until_up()
@@ -383,7 +380,6 @@ def site():
             server.close()
         log.close()
         cluster.remove()
-        shutil.rmtree(static_root, ignore_errors=True)
 
 
 @pytest.fixture

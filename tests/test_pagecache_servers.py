@@ -7,10 +7,12 @@ memory, purges shared through the machine's purge log); an editor unpublishes an
 republishes through the admin of server A while a reader reads through server B.
 """
 
+import contextlib
 import http.cookiejar
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -88,26 +90,47 @@ def start_server(env, port):
     raise RuntimeError(f"gunicorn did not start on port {port}")
 
 
-@pytest.fixture(scope="module", params=["redis", "default cache"])
-def environment(request, tmp_path_factory):
-    """The servers' environment: a migrated SQLite file with the demo articles."""
-    folder = tmp_path_factory.mktemp("servers")
+def site_environment(folder, static_root):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-        "STATIC_ROOT": str(folder / "static"),
+        "STATIC_ROOT": str(static_root),
     }
     env.pop("CACHE_URL", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory):
+    """A migrated SQLite file with the demo articles, and the collected static files:
+    made once, the file copied for each cache below (the servers only read the static
+    files)."""
+    folder = tmp_path_factory.mktemp("demo-site")
+    env = site_environment(folder, folder / "static")
+    manage = [sys.executable, "manage.py"]
+    for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"], ["load_demo"]):
+        subprocess.run(manage + command, cwd=ROOT, env=env, check=True, capture_output=True)
+    return folder
+
+
+@pytest.fixture(scope="module", params=["redis", "default cache"])
+def environment(request, demo_site, tmp_path_factory):
+    """The servers' environment: a copy of the migrated SQLite file with the demo
+    articles, and a fresh cache."""
+    folder = tmp_path_factory.mktemp("servers")
+    env = site_environment(folder, demo_site / "static")
     if request.param == "redis":
         if not shutil.which("redis-server"):
             pytest.skip("redis-server is not installed")
         env["CACHE_URL"] = request.getfixturevalue("redis_server").url.replace("/0", "/1")
-    manage = [sys.executable, "manage.py"]
-    for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"], ["load_demo"]):
-        subprocess.run(manage + command, cwd=ROOT, env=env, check=True, capture_output=True)
+    with (
+        contextlib.closing(sqlite3.connect(demo_site / "db.sqlite3")) as source,
+        contextlib.closing(sqlite3.connect(folder / "db.sqlite3")) as copy,
+    ):
+        source.backup(copy)
     return env
 
 

@@ -12,6 +12,7 @@ from django.utils.html import escape
 from news.models import Article, RelatedLink, Source, Tag
 from people.models import Author
 
+from .conftest import rows_for_module
 from .factories import ArticleFactory
 
 pytestmark = pytest.mark.django_db
@@ -45,10 +46,58 @@ def test_slugs_are_unique_also_against_existing_articles():
     assert existing.slug == "python-3-0-released"
 
 
-def test_tag_use_follows_a_power_law():
-    seed()
-    uses = sorted(Tag.objects.annotate(n=Count("tagged_articles")).values_list("n", flat=True))
-    assert uses[-1] >= 5 * statistics.median(uses)
+@pytest.fixture(scope="class")
+def seeded(django_db_setup, django_db_blocker, tmp_path_factory):
+    """What seed() makes with its defaults (the same articles every time: seed 1), made
+    once for the tests of a class that only read it."""
+    with rows_for_module(django_db_blocker, tmp_path_factory.mktemp("media"), seed) as out:
+        yield out
+
+
+class TestTheDefaultSeed:
+    """seed() with its defaults, as each test would make it."""
+
+    def test_tag_use_follows_a_power_law(self, seeded):
+        uses = sorted(Tag.objects.annotate(n=Count("tagged_articles")).values_list("n", flat=True))
+        assert uses[-1] >= 5 * statistics.median(uses)
+
+    def test_related_links_point_at_earlier_existing_articles(self, seeded):
+        by_target = RelatedLink.objects.filter(target__isnull=False).select_related("target")
+        assert by_target.exists()
+        assert RelatedLink.objects.filter(target__isnull=True).exclude(title="").exists()
+        for link in by_target:
+            assert link.target_id < link.article_id
+            assert link.title == link.target.title
+
+    def test_search_finds_every_published_article_by_a_body_word(self, client, seeded):
+        published = Article.objects.published().count()
+        # Every body says "this week"; no title, summary, tag or source does.
+        page = client.get("/search/?q=week").content.decode()
+        # Past 100 matches the count is an estimate to two significant figures.
+        assert published > 100
+        shown = int(re.search(r"About ([\d,]+) results for", page)[1].replace(",", ""))
+        assert abs(shown - published) <= published * 0.1, (shown, published)
+
+    def test_search_finds_seeded_articles_by_tag(self, client, seeded):
+        tagged = Article.objects.published().filter(tags__name="accessibility").first()
+        assert "accessibility" not in f"{tagged.title} {tagged.summary} {tagged.body}".lower()
+        page = client.get("/search/?q=accessibility").content.decode()
+        assert tagged.get_absolute_url() in page
+
+    def test_seeded_article_and_its_tag_pages_render(self, client, seeded):
+        article = Article.objects.published().annotate(n=Count("related_links")).latest("n")
+        page = client.get(article.get_absolute_url())
+        assert page.status_code == 200
+        assert escape(article.sources.first().title) in page.content.decode()
+        for tag in article.tags.all():
+            assert client.get(f"/tags/{tag.slug}/").status_code == 200
+        assert client.get("/").status_code == 200
+
+    def test_sources_are_searchable_text_and_some_have_no_url(self, seeded):
+        source = Source.objects.select_related("article").first()
+        assert source.title in source.article.search_extra
+        assert Source.objects.filter(url="").exists()
+        assert Source.objects.exclude(url="").exists()
 
 
 def test_mix_has_drafts_scheduled_and_backdated_articles():
@@ -59,54 +108,6 @@ def test_mix_has_drafts_scheduled_and_backdated_articles():
     assert Article.objects.scheduled().exists()
     assert 0.2 < backdated / 600 < 0.4
     assert len({article.event_date.year for article in published}) >= 5
-
-
-def test_related_links_point_at_earlier_existing_articles():
-    seed()
-    by_target = RelatedLink.objects.filter(target__isnull=False).select_related("target")
-    assert by_target.exists()
-    assert RelatedLink.objects.filter(target__isnull=True).exclude(title="").exists()
-    for link in by_target:
-        assert link.target_id < link.article_id
-        assert link.title == link.target.title
-
-
-def test_search_finds_every_published_article_by_a_body_word(client):
-    seed()
-    published = Article.objects.published().count()
-    # Every body says "this week"; no title, summary, tag or source does.
-    page = client.get("/search/?q=week").content.decode()
-    # Past 100 matches the count is an estimate to two significant figures.
-    assert published > 100
-    shown = int(re.search(r"About ([\d,]+) results for", page)[1].replace(",", ""))
-    assert abs(shown - published) <= published * 0.1, (shown, published)
-
-
-def test_search_finds_seeded_articles_by_tag(client):
-    seed()
-    tagged = Article.objects.published().filter(tags__name="accessibility").first()
-    assert "accessibility" not in f"{tagged.title} {tagged.summary} {tagged.body}".lower()
-    page = client.get("/search/?q=accessibility").content.decode()
-    assert tagged.get_absolute_url() in page
-
-
-def test_seeded_article_and_its_tag_pages_render(client):
-    seed()
-    article = Article.objects.published().annotate(n=Count("related_links")).latest("n")
-    page = client.get(article.get_absolute_url())
-    assert page.status_code == 200
-    assert escape(article.sources.first().title) in page.content.decode()
-    for tag in article.tags.all():
-        assert client.get(f"/tags/{tag.slug}/").status_code == 200
-    assert client.get("/").status_code == 200
-
-
-def test_sources_are_searchable_text_and_some_have_no_url():
-    seed()
-    source = Source.objects.select_related("article").first()
-    assert source.title in source.article.search_extra
-    assert Source.objects.filter(url="").exists()
-    assert Source.objects.exclude(url="").exists()
 
 
 def test_same_seed_gives_the_same_articles():

@@ -58,13 +58,15 @@ def test_production_passes_the_deploy_checks(tmp_path):
     assert "no issues" in result.stdout
 
 
-def test_production_serves_the_hashed_stylesheet_without_the_debug_server(tmp_path):
+def test_production_serves_the_hashed_stylesheet_without_the_debug_server(
+    tmp_path, production_static
+):
+    # The static files as collectstatic leaves them with the production settings.
     code = """
 import django
 django.setup()
 from django.core.management import call_command
 from django.test import Client
-call_command("collectstatic", interactive=False, verbosity=0)
 call_command("migrate", verbosity=0)
 client = Client(HTTP_HOST="news.example", HTTP_X_FORWARDED_PROTO="https")
 page = client.get("/").content.decode()
@@ -73,7 +75,7 @@ css = client.get(href)
 cache = css.headers["Cache-Control"].replace(" ", "")
 print(href, css.status_code, b"prefers-color-scheme" in b"".join(css), cache)
 """
-    result = run(code, tmp_path, **GOOD)
+    result = run(code, tmp_path, **GOOD, STATIC_ROOT=str(production_static))
     assert result.returncode == 0, result.stderr
     href, status, has_css, cache = result.stdout.split()
     assert href.startswith("/static/css/skillo.") and href != "/static/css/skillo.css"

@@ -3,7 +3,7 @@ tags, sources, links and authors (README, "API")."""
 
 import pytest
 
-from tests.conftest import count_queries
+from tests.conftest import count_queries, rows_for_module
 from tests.factories import (
     ArticleFactory,
     AuthorFactory,
@@ -54,8 +54,14 @@ def build(size):
             RelatedLinkFactory(article=ArticleFactory(title=f"Ref {n} {_}"), target=article)
 
 
-@pytest.mark.parametrize("size", [1, 5])
+@pytest.fixture(scope="module", params=[1, 5], ids=lambda size: f"size{size}")
+def built(request, django_db_setup, django_db_blocker, tmp_path_factory):
+    """The articles of one size, made once for every endpoint: counting only reads."""
+    media = tmp_path_factory.mktemp("media")
+    with rows_for_module(django_db_blocker, media, lambda: build(request.param)):
+        yield
+
+
 @pytest.mark.parametrize("url", list(EXPECTED))
-def test_query_count_does_not_grow(client, media_root, url, size):
-    build(size)
+def test_query_count_does_not_grow(client, built, url):
     assert count_queries(client, url) == EXPECTED[url]

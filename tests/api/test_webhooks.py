@@ -51,7 +51,8 @@ def receiver(settings):
     # The receiver listens on loopback, which webhooks refuse outside the tests.
     settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
     server = Receiver()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the loop to look, half a second by default.
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield server
     server.shutdown()
