@@ -16,7 +16,8 @@ A test marked ``sqlite_only`` runs in the SQLite pass only:
   tests of tests/test_outage.py, which bring their own PostgreSQL cluster, and
   tests/test_pagecache_servers.py skip themselves on PostgreSQL);
 - explicitly, with a reason: most of the hostile-input grid, which runs a sample on
-  PostgreSQL (tests/test_hostile_input.py).
+  PostgreSQL (tests/test_hostile_input.py), and the renditions, files made from files
+  (tests/test_image_renditions.py).
 
 Nothing else is deselected, so every test runs at least once per make test; the
 PostgreSQL pass ends with a count of what it left to the SQLite pass, by reason.

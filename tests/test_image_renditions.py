@@ -18,7 +18,12 @@ from images.renditions import (
 from .factories import ImageFactory
 from .pictures import SECRET, picture, with_gps
 
-pytestmark = pytest.mark.django_db
+# Renditions are files made from files: the database only holds the image's row, the same
+# on both, so these run in the SQLite pass only (tests/conftest.py).
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.sqlite_only(reason="renditions are files: the database cannot change them"),
+]
 
 
 def files(media_root):
