@@ -174,6 +174,19 @@ class PostgresCluster:
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
 
 
+def stop_process_group(process):
+    """Stop a server started in a process group of its own (and its children): politely,
+    then by force after 15 s. Nothing to do if it never started or has exited."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+
+
 class Gunicorn:
     """The production server (bench settings) on a free port of 127.0.0.1."""
 
@@ -207,14 +220,7 @@ class Gunicorn:
         return self
 
     def __exit__(self, *exc_info):
-        if self.process is None or self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=15)
+        stop_process_group(self.process)
 
     def _wait_until_up(self, timeout):
         deadline = time.monotonic() + timeout
@@ -308,14 +314,7 @@ class _PlainProcess:
         raise BenchError(f"{self.name} did not listen within 60 s; see {self.log_path}")
 
     def __exit__(self, *exc_info):
-        if self.process is None or self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=15)
+        stop_process_group(self.process)
 
 
 def find_varnishd():
