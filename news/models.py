@@ -817,6 +817,31 @@ class ArticleAuthor(models.Model):
         return str(self.author)
 
 
+class ArticleCard(models.Model):
+    """An article's card (its entry in the lists of articles) as rendered HTML, kept so
+    that a list page renders none of its twenty cards again (news.cards). Not the picture
+    link previews show (images.cards).
+
+    ``serial`` is drawn afresh whenever what the card shows changes, in the change's own
+    transaction; a card rendered from what was read before is kept only where the serial
+    is still the one read with it (news.cards.keep)."""
+
+    article = models.OneToOneField(
+        Article, on_delete=models.CASCADE, primary_key=True, related_name="stored_card"
+    )
+    serial = models.BigIntegerField()
+    # Of the template and code it was rendered with (news.cards.version); "" once stale.
+    version = models.CharField(max_length=16, blank=True)
+    html = models.TextField(blank=True)
+    # The same card dated by its event (the archive's lists).
+    event_html = models.TextField(blank=True)
+    # The byline's authors: pages listing the card depend on their names.
+    authors = models.JSONField(default=list)
+
+    def __str__(self):
+        return f"card of article {self.article_id}"
+
+
 class CorrectionQuerySet(models.QuerySet):
     def public(self):
         """Corrections of articles readers may see (the /corrections/ page and feed)."""

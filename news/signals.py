@@ -11,7 +11,7 @@ from images.models import Image
 from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
-from . import purge
+from . import cards, purge
 from .models import (
     Article,
     ArticleAuthor,
@@ -21,18 +21,25 @@ from .models import (
     RetiredSlug,
     Source,
     Tag,
+    TaggedArticle,
 )
+
+
+def tagged_with(tag_pk):
+    return TaggedArticle.objects.filter(tag=tag_pk).values("content_object")
 
 
 @receiver([post_save, post_delete], sender=Tag)
 def tag_changed(sender, instance, **kwargs):
     if not kwargs.get("created"):
+        cards.forget(tagged_with(instance.pk))
         purge.tag_changed(instance.pk)
 
 
 @receiver(pre_delete, sender=Tag)
 def tag_deleting(sender, instance, **kwargs):
     # Its articles are only known before the delete.
+    cards.forget(tagged_with(instance.pk))
     purge.tag_changed(instance.pk)
 
 
@@ -55,6 +62,7 @@ def article_changing(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
+    cards.forget([instance.pk])
     purge.after_change(instance.pk)
 
 
@@ -74,11 +82,15 @@ def part_changing(sender, instance, **kwargs):
 @receiver([post_save, post_delete], sender=RelatedLink)
 @receiver([post_save, post_delete], sender=ArticleAuthor)
 def part_changed(sender, instance, **kwargs):
+    if sender is ArticleAuthor:  # a card shows the byline, not the related links
+        cards.forget([instance.article_id])
     purge.after_change(instance.article_id)
 
 
 @receiver([post_save, post_delete], sender=Author)
 def author_changed(sender, instance, **kwargs):
+    # Their name (and the address it links to) in every card of theirs.
+    cards.forget(ArticleAuthor.objects.filter(author=instance.pk).values("article"))
     purge.author_changed(instance.pk)
 
 
@@ -102,6 +114,7 @@ def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
     if action in {"post_add", "post_remove", "post_clear"}:
         if isinstance(instance, Article):
             instance.refresh_search_extra()
+        cards.forget(article_ids)
         for pk in article_ids:
             purge.after_change(pk)
 

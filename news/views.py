@@ -1,3 +1,5 @@
+from datetime import date
+
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,6 +14,7 @@ from pagecache.dependencies import cached_page, depends_on
 from pagecache.store import remember
 from people.models import Author
 
+from . import cards
 from .around import around
 from .dependencies import (
     ARTICLE,
@@ -37,18 +40,29 @@ from .topics import all_topics, archive_months, get_topic_or_404, topic_sizes
 
 
 class ArticlesPageMixin:
-    """A page of articles: counted by nobody, and the cached page depends on each
-    article shown and on each author named in their bylines."""
+    """A page of articles' cards: counted by nobody, read as kept HTML (news.cards), and
+    the cached page depends on each article shown and on each author of their bylines."""
 
     paginator_class = LookaheadPaginator
+    # False for a page that lists the articles otherwise (a topic's timeline).
+    shows_cards = True
+
+    def paginate_queryset(self, queryset, page_size):
+        if self.shows_cards:
+            queryset = cards.rows(queryset)
+        return super().paginate_queryset(queryset, page_size)
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        articles = context["object_list"]
+        if self.shows_cards:
+            context["object_list"] = context["articles"] = cards.cards(context["object_list"])
+            authors = {pk for card in context["articles"] for pk in card.authors}
+        else:
+            authors = ()
         depends_on(
             self.request,
-            *ARTICLE.each(a.pk for a in articles),
-            *AUTHOR.each(author.pk for a in articles for author in a.byline),
+            *ARTICLE.each(a.pk for a in context["articles"]),
+            *AUTHOR.each(authors),
         )
         return context
 
@@ -61,7 +75,7 @@ class ArticleListView(ArticlesPageMixin, ListView):
 
     def get_queryset(self):
         # Built per request: published() compares against the current time.
-        return Article.objects.for_list()
+        return Article.objects.published()
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -172,9 +186,12 @@ class TagDetailView(ArticlesPageMixin, ListView):
     def get_queryset(self):
         self.tag = get_topic_or_404(self.kwargs["slug"])
         depends_on(self.request, TAG(self.tag.pk))
-        articles = Article.objects.for_list().filter(tagged(self.tag.pk, self.tag.article_count))
+        articles = Article.objects.published().filter(tagged(self.tag.pk, self.tag.article_count))
         if self.timeline:
-            return articles.order_by("event_date", "published_at", "pk")
+            self.shows_cards = False
+            return articles.only("title", "slug", "event_date").order_by(
+                "event_date", "published_at", "pk"
+            )
         return articles
 
     def get_context_data(self, **kwargs):
@@ -212,7 +229,7 @@ class AuthorDetailView(ArticlesPageMixin, ListView):
             [AUTHOR_ARTICLES(pk)],
             lambda: ArticleAuthor.objects.filter(author=pk).count(),
         )
-        return Article.objects.for_list().filter(written_by(pk, bylines))
+        return Article.objects.published().filter(written_by(pk, bylines))
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(author=self.author, **kwargs)
@@ -231,11 +248,17 @@ class ArchiveView(ArticlesPageMixin, ListView):
         self.year, self.month = self.kwargs["year"], self.kwargs.get("month")
         if not 1 <= self.year <= 9999:
             raise Http404("No such year.")
-        articles = Article.objects.for_list().filter(event_date__year=self.year)
+        first, end = date(self.year, 1, 1), (self.year + 1, 1)
         if self.month is not None:
             if not 1 <= self.month <= 12:
                 raise Http404("No such month.")
-            articles = articles.filter(event_date__month=self.month)
+            first = date(self.year, self.month, 1)
+            end = (self.year + self.month // 12, self.month % 12 + 1)
+        # A range of event dates, which the index on (event_date, published_at) reads in
+        # the page's order; __month would call a function on every article of the year.
+        articles = Article.objects.published().filter(event_date__gte=first)
+        if end[0] <= 9999:
+            articles = articles.filter(event_date__lt=date(*end, 1))
         return articles.order_by("event_date", "published_at", "pk")
 
     def get_context_data(self, **kwargs):
@@ -248,7 +271,7 @@ class ArchiveView(ArticlesPageMixin, ListView):
             month=self.month,
             years=list(months),
             months=months.get(self.year, []),
-            period=context["articles"][0].event_date if context["articles"] else None,
+            period=date(self.year, self.month or 1, 1),
         )
         return context
 

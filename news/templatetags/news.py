@@ -17,7 +17,7 @@ from django.utils.safestring import mark_safe
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
 
-from ..paths import author_path, page_path, tag_path
+from ..paths import author_path, page_path, slug_path, tag_path
 from ..rendering import MARK_START, expand_placements, placements
 
 register = template.Library()
@@ -39,6 +39,13 @@ def tag_url(tag):
 def author_url(author):
     """The one place author URLs are built: people's Author knows nothing of news's pages."""
     return author_path(author.slug)
+
+
+@register.simple_tag
+def path(name, slug=None):
+    """``{% url name %}`` or ``{% url name slug %}``, each address reversed once
+    (news.paths): the header and footer of every page link a dozen of them."""
+    return page_path(name) if slug is None else slug_path(name, slug)
 
 
 @register.simple_tag
@@ -66,6 +73,14 @@ def tag_list(tags):
         for tag in tags
     )
     return mark_safe(f'<ul class="tags" aria-label="Tags">{items}</ul>') if items else ""
+
+
+@register.filter(is_safe=True)
+def cards(cards, dated_by="publication"):
+    """A page of kept article cards (news.cards) as one piece of HTML, dated by their
+    publication or (``"event"``) by their event."""
+    by_event = dated_by == "event"
+    return mark_safe("\n".join(card.event_html if by_event else card.html for card in cards))
 
 
 # The site is written in English (base.html says lang="en").

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from news import cards
 from news.dependencies import ARTICLE, FEEDS
 from news.models import Article
 from news.rendering import html_to_text, render_markdown
@@ -24,6 +25,7 @@ class Command(BaseCommand):
                     Article.objects.filter(pk=pk).update(
                         body_html=html, body_text=html_to_text(html)
                     )
+                    cards.forget([pk])  # a teaser may come from the body
                 changed.append(pk)
         if changed:
             purges.purge({*ARTICLE.each(changed), FEEDS()})
