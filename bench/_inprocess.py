@@ -107,6 +107,24 @@ def measure(client, path, repeat):
     return queries, statistics.median(timings) * 1000, timings[int(len(timings) * 0.99)] * 1000
 
 
+def measure_minimal_view(client, article_path, repeat):
+    """The yardstick in the same process: the article page's bytes from memory through
+    all of the middleware (bench/urls.py), so that each page's time can be read as a
+    multiple of Django's floor on whatever machine runs the benchmark."""
+    import os
+    import tempfile
+
+    from bench.urls import MINIMAL_PATH
+
+    with tempfile.NamedTemporaryFile(suffix=".html") as page:
+        page.write(client.get(article_path).content)
+        page.flush()
+        os.environ["BENCH_MINIMAL_PAGE"] = page.name
+        queries, median_ms, p99_ms = measure(client, MINIMAL_PATH, repeat)
+    print(f"  {'minimal view':<24} {queries:>3} queries {median_ms:>8.2f} ms", file=sys.stderr)
+    return {"page": "minimal view", "queries": None, "median_ms": median_ms, "p99_ms": p99_ms}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=11)
@@ -137,6 +155,7 @@ def main():
             results.append(
                 {"page": name, "queries": queries, "median_ms": median_ms, "p99_ms": p99_ms}
             )
+        results.append(measure_minimal_view(client, dict(pages)["article"], args.repeat))
     json.dump({"pages": pages, "results": results}, sys.stdout)
 
 

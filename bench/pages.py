@@ -9,7 +9,8 @@ For each database and size it creates a fresh database, migrates, runs seed_synt
 
 - in-process with django.test.Client and the page cache off (PAGE_CACHE=0): SQL queries
   and median and 99th-percentile server time of each page, search for each query kind
-  included;
+  included, and of the minimal view below, so that each page reads as a multiple of it
+  ("uncached / minimal view": machines differ several times over, that ratio less);
 - over HTTP with wrk against gunicorn (2 workers, bench.settings, page cache on): each
   page's requests/s and p50/p99 latency, each followed by the same measurement of a
   minimal view that returns the article page's bytes from memory through the same
@@ -256,14 +257,25 @@ def scale_column(rows, sizes):
     return f"server ms {large:,}/{small:,}"
 
 
+def times_floor(row, floors):
+    """A page's uncached median as a multiple of the minimal view's, measured in the same
+    process: machines differ several times over in speed, this ratio much less."""
+    floor = floors.get((row["database"], row["articles"]))
+    if not floor or row["median_ms"] is None or row["page"] == MINIMAL:
+        return ""
+    return f"{row['median_ms'] / floor:,.0f}x"
+
+
 def print_table(rows, scale_title):
     def number(value, digits=1):
         return "" if value is None else f"{value:,.{digits}f}"
 
     columns = [
         "database", "articles", "page", "queries", "median server ms (uncached)",
-        "p99 server ms (uncached)", "req/s (cached)", "p50 ms", "p99 ms", "ratio to minimal view",
+        "p99 server ms (uncached)", "uncached / minimal view", "req/s (cached)", "p50 ms",
+        "p99 ms", "ratio to minimal view",
     ]  # fmt: skip
+    floors = {(r["database"], r["articles"]): r["median_ms"] for r in rows if r["page"] == MINIMAL}
     if scale_title:
         columns.append(scale_title)
     print("| " + " | ".join(columns) + " |")
@@ -274,7 +286,8 @@ def print_table(rows, scale_title):
             row["database"], f"{row['articles']:,}",
             row["page"] + (f" ({errors} socket errors)" if errors else ""),
             "" if row["queries"] is None else str(row["queries"]), number(row["median_ms"]),
-            number(row.get("p99_ms")), number(row["rps"], 0), number(row["p50_us"] / 1000),
+            number(row.get("p99_ms")), times_floor(row, floors), number(row["rps"], 0),
+            number(row["p50_us"] / 1000),
             number(row["p99_us"] / 1000), number(row["ratio"], 2),
         ]  # fmt: skip
         if scale_title:

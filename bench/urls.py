@@ -28,4 +28,5 @@ def minimal(request):
     return HttpResponse(page_bytes(), content_type="text/html; charset=utf-8")
 
 
-urlpatterns = [path("bench/minimal/", minimal, name="bench-minimal"), *site_urlpatterns]
+MINIMAL_PATH = "/bench/minimal/"
+urlpatterns = [path(MINIMAL_PATH[1:], minimal, name="bench-minimal"), *site_urlpatterns]
