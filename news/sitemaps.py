@@ -1,9 +1,11 @@
 from datetime import timedelta
 
 from django.contrib.sitemaps import Sitemap
+from django.core.paginator import Paginator
 from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from pagecache.store import remember
 from people.models import Author
@@ -31,8 +33,23 @@ def latest_change():
     return remember("articles:latest-change", [FEEDS()], latest)
 
 
+class PublishedArticlesPaginator(Paginator):
+    """The sitemap's pages of articles, counted once per change: counting 100,000
+    published articles took 70 ms on PostgreSQL, for every request for the index."""
+
+    @cached_property
+    def count(self):
+        return remember(
+            "articles:published-count", [FEEDS()], lambda: Article.objects.published().count()
+        )
+
+
 class ArticleSitemap(Sitemap):
     limit = PAGE_SIZE
+
+    @property
+    def paginator(self):
+        return PublishedArticlesPaginator(self._items(), self.limit)
 
     def get_latest_lastmod(self):
         # For the index, one aggregate; Django's default would read every article.

@@ -45,9 +45,9 @@ PAGES = {
     "/tags/python/feed/": 4,
     "/authors/common-writer/feed/": 5,  # the author, then as the other feeds
     "/authors/common-writer/feed/atom/": 5,
-    "/sitemap.xml": 1,  # count of articles (for the number of pages)
+    "/sitemap.xml": 0,  # the count of articles is worked out once per change
     "/sitemaps/home.xml": 0,
-    "/sitemaps/articles.xml": 2,  # count (for the page), a page of articles
+    "/sitemaps/articles.xml": 1,  # a page of articles (the count as above)
     "/sitemaps/tags.xml": 0,
     "/sitemaps/authors.xml": 0,  # worked out once per change (sitemaps.author_pages)
     "/sitemap-news.xml": 1,

@@ -97,3 +97,28 @@ def test_a_page_robots_txt_disallows_does_not_also_hide_a_noindex(client, old_ar
     assert "/search/" in disallowed
     page = client.get("/search/?q=go").content.decode()
     assert 'name="robots"' not in page
+
+
+def test_the_index_counts_the_articles_again_when_one_is_published_or_unpublished(
+    client, monkeypatch
+):
+    from news.sitemaps import ArticleSitemap
+
+    monkeypatch.setattr(ArticleSitemap, "limit", 2)
+
+    def article_pages():
+        index = sitemap(client, "/sitemap.xml")
+        return [
+            path(loc.text) for loc in index.iter(f"{SM}loc") if "/sitemaps/articles" in loc.text
+        ]
+
+    first, _ = ArticleFactory(), ArticleFactory()
+    assert article_pages() == ["/sitemaps/articles.xml"]
+    third = ArticleFactory()
+    assert article_pages() == ["/sitemaps/articles.xml", "/sitemaps/articles.xml?p=2"]
+    assert [
+        path(loc.text) for loc in sitemap(client, "/sitemaps/articles.xml?p=2").iter(f"{SM}loc")
+    ] == [first.get_absolute_url()]
+    third.status = third.Status.DRAFT
+    third.save()
+    assert article_pages() == ["/sitemaps/articles.xml"]
