@@ -50,3 +50,16 @@ def tag_path(slug):
 
 def author_path(slug):
     return slug_path("news:author", slug)
+
+
+@functools.lru_cache(maxsize=4096)
+def _archive(year, month, urlconf, prefix):
+    if month is None:
+        return reverse("news:archive-year", args=[year], urlconf=urlconf)
+    return reverse("news:archive-month", args=[year, month], urlconf=urlconf)
+
+
+def archive_path(year, month=None):
+    """An archive year's or month's address, each reversed once (a page links to every
+    year and month it has)."""
+    return _archive(year, month, get_urlconf(), get_script_prefix())

@@ -412,6 +412,10 @@ def test_month_archive_lists_only_that_month(client):
     page = client.get("/archive/2024/7/").content.decode()
     assert "July story" in page and "March story" not in page
     assert "<h1>July 2024</h1>" in page
+    # The month shown is marked, the others and the year link.
+    assert '<li><span aria-current="page">July</span></li>' in page
+    assert '<li><a href="/archive/2024/3/">March</a></li>' in page
+    assert '<li><a href="/archive/2024/">2024</a></li>' in page
 
 
 @pytest.mark.parametrize(

@@ -9,79 +9,204 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('taggit', '0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx'),
+        ("taggit", "0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Article',
+            name="Article",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('title_upper', models.GeneratedField(db_persist=True, expression=django.db.models.functions.text.Upper('title'), output_field=models.CharField(max_length=200))),
-                ('slug', models.SlugField(blank=True, help_text="The article's address: /articles/<slug>/. Made from the title if left empty.", max_length=100, unique=True)),
-                ('summary', models.TextField(blank=True, help_text='One or two sentences for lists and search results.', max_length=500)),
-                ('body', models.TextField(help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading.")),
-                ('body_html', models.TextField(default='', editable=False)),
-                ('event_date', models.DateField(help_text='When the news happened.')),
-                ('published_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, help_text='When readers can see it. May be backdated to the event date; a future time schedules the article.', verbose_name='published')),
-                ('facts_verified', models.DateField(help_text='The month in which an editor last checked the facts against the sources.', verbose_name='facts verified')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('published', 'Published')], default='draft', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('tags', taggit.managers.TaggableManager(blank=True, help_text='A comma-separated list of tags.', through='taggit.TaggedItem', to='taggit.Tag', verbose_name='Tags')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "title_upper",
+                    models.GeneratedField(
+                        db_persist=True,
+                        expression=django.db.models.functions.text.Upper("title"),
+                        output_field=models.CharField(max_length=200),
+                    ),
+                ),
+                (
+                    "slug",
+                    models.SlugField(
+                        blank=True,
+                        help_text="The article's address: /articles/<slug>/. Made from the title if left empty.",
+                        max_length=100,
+                        unique=True,
+                    ),
+                ),
+                (
+                    "summary",
+                    models.TextField(
+                        blank=True,
+                        help_text="One or two sentences for lists and search results.",
+                        max_length=500,
+                    ),
+                ),
+                (
+                    "body",
+                    models.TextField(
+                        help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading."
+                    ),
+                ),
+                ("body_html", models.TextField(default="", editable=False)),
+                ("event_date", models.DateField(help_text="When the news happened.")),
+                (
+                    "published_at",
+                    models.DateTimeField(
+                        db_index=True,
+                        default=django.utils.timezone.now,
+                        help_text="When readers can see it. May be backdated to the event date; a future time schedules the article.",
+                        verbose_name="published",
+                    ),
+                ),
+                (
+                    "facts_verified",
+                    models.DateField(
+                        help_text="The month in which an editor last checked the facts against the sources.",
+                        verbose_name="facts verified",
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("published", "Published")],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "tags",
+                    taggit.managers.TaggableManager(
+                        blank=True,
+                        help_text="A comma-separated list of tags.",
+                        through="taggit.TaggedItem",
+                        to="taggit.Tag",
+                        verbose_name="Tags",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-published_at', '-pk'],
-                'get_latest_by': 'published_at',
+                "ordering": ["-published_at", "-pk"],
+                "get_latest_by": "published_at",
             },
         ),
         migrations.CreateModel(
-            name='RelatedLink',
+            name="RelatedLink",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('title', models.CharField(blank=True, help_text='The title of an article that may not be written yet.', max_length=200)),
-                ('title_upper', models.GeneratedField(db_persist=True, expression=django.db.models.functions.text.Upper('title'), output_field=models.CharField(max_length=200))),
-                ('article', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='related_links', to='news.article')),
-                ('target', models.ForeignKey(blank=True, help_text='An existing article, or leave empty and give a title.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='news.article')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "title",
+                    models.CharField(
+                        blank=True,
+                        help_text="The title of an article that may not be written yet.",
+                        max_length=200,
+                    ),
+                ),
+                (
+                    "title_upper",
+                    models.GeneratedField(
+                        db_persist=True,
+                        expression=django.db.models.functions.text.Upper("title"),
+                        output_field=models.CharField(max_length=200),
+                    ),
+                ),
+                (
+                    "article",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="related_links",
+                        to="news.article",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="An existing article, or leave empty and give a title.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="news.article",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'pk'],
+                "ordering": ["position", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='Source',
+            name="Source",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('title', models.CharField(max_length=300)),
-                ('publisher', models.CharField(max_length=200)),
-                ('url', models.URLField(blank=True, help_text='Optional; http or https only.', max_length=500, validators=[news.models.http_url_validator], verbose_name='URL')),
-                ('article', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='news.article')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("title", models.CharField(max_length=300)),
+                ("publisher", models.CharField(max_length=200)),
+                (
+                    "url",
+                    models.URLField(
+                        blank=True,
+                        help_text="Optional; http or https only.",
+                        max_length=500,
+                        validators=[news.models.http_url_validator],
+                        verbose_name="URL",
+                    ),
+                ),
+                (
+                    "article",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sources",
+                        to="news.article",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'pk'],
+                "ordering": ["position", "pk"],
             },
         ),
         migrations.AddIndex(
-            model_name='article',
-            index=models.Index(fields=['status', '-published_at'], name='article_status_published'),
+            model_name="article",
+            index=models.Index(fields=["status", "-published_at"], name="article_status_published"),
         ),
         migrations.AddIndex(
-            model_name='article',
-            index=models.Index(fields=['title_upper'], name='article_title_upper'),
+            model_name="article",
+            index=models.Index(fields=["title_upper"], name="article_title_upper"),
         ),
         migrations.AddIndex(
-            model_name='relatedlink',
-            index=models.Index(fields=['title_upper'], name='relatedlink_title_upper'),
+            model_name="relatedlink",
+            index=models.Index(fields=["title_upper"], name="relatedlink_title_upper"),
         ),
         migrations.AddConstraint(
-            model_name='relatedlink',
-            constraint=models.CheckConstraint(condition=models.Q(('target__isnull', True), models.Q(('target', models.F('article')), _negated=True), _connector='OR'), name='relatedlink_not_self'),
+            model_name="relatedlink",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("target__isnull", True),
+                    models.Q(("target", models.F("article")), _negated=True),
+                    _connector="OR",
+                ),
+                name="relatedlink_not_self",
+            ),
         ),
     ]

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0001_initial'),
+        ("news", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='article',
-            name='body_text',
-            field=models.TextField(default='', editable=False),
+            model_name="article",
+            name="body_text",
+            field=models.TextField(default="", editable=False),
         ),
         migrations.AddField(
-            model_name='article',
-            name='search_extra',
-            field=models.TextField(default='', editable=False),
+            model_name="article",
+            name="search_extra",
+            field=models.TextField(default="", editable=False),
         ),
     ]

@@ -6,47 +6,70 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0002_search_text'),
+        ("news", "0002_search_text"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='FactsDue',
-            fields=[
-            ],
+            name="FactsDue",
+            fields=[],
             options={
-                'verbose_name': 'article with facts due for re-verification',
-                'verbose_name_plural': 'Facts due for re-verification',
-                'proxy': True,
-                'indexes': [],
-                'constraints': [],
+                "verbose_name": "article with facts due for re-verification",
+                "verbose_name_plural": "Facts due for re-verification",
+                "proxy": True,
+                "indexes": [],
+                "constraints": [],
             },
-            bases=('news.article',),
+            bases=("news.article",),
         ),
         migrations.AlterModelOptions(
-            name='article',
-            options={'get_latest_by': 'published_at', 'ordering': ['-published_at', '-pk'], 'permissions': [('publish_article', 'Can publish, schedule, unpublish and delete')]},
+            name="article",
+            options={
+                "get_latest_by": "published_at",
+                "ordering": ["-published_at", "-pk"],
+                "permissions": [("publish_article", "Can publish, schedule, unpublish and delete")],
+            },
         ),
         migrations.AddField(
-            model_name='article',
-            name='updated_by',
-            field=models.ForeignKey(blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="article",
+            name="updated_by",
+            field=models.ForeignKey(
+                blank=True,
+                editable=False,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='article',
-            name='version',
+            model_name="article",
+            name="version",
             field=models.PositiveIntegerField(default=1, editable=False),
         ),
         migrations.CreateModel(
-            name='RetiredSlug',
+            name="RetiredSlug",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('retired_at', models.DateTimeField(auto_now=True)),
-                ('article', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='retired_slugs', to='news.article')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("retired_at", models.DateTimeField(auto_now=True)),
+                (
+                    "article",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="retired_slugs",
+                        to="news.article",
+                    ),
+                ),
             ],
         ),
     ]

@@ -3,6 +3,7 @@
 
 from django.db import migrations
 
+
 class Migration(migrations.Migration):
     dependencies = [
         ("news", "0003_workflow"),

@@ -5,16 +5,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0005_pending_purge'),
-        ('taggit', '0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx'),
+        ("news", "0005_pending_purge"),
+        ("taggit", "0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='article',
-            index=models.Index(fields=['event_date', 'published_at'], name='article_event_date'),
+            model_name="article",
+            index=models.Index(fields=["event_date", "published_at"], name="article_event_date"),
         ),
     ]

@@ -5,40 +5,52 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0006_event_date_index'),
+        ("news", "0006_event_date_index"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='article',
-            name='body',
-            field=models.TextField(help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading.", validators=[news.models.no_control_characters]),
+            model_name="article",
+            name="body",
+            field=models.TextField(
+                help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading.",
+                validators=[news.models.no_control_characters],
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='summary',
-            field=models.TextField(blank=True, help_text='One or two sentences for lists and search results.', max_length=500, validators=[news.models.no_control_characters]),
+            model_name="article",
+            name="summary",
+            field=models.TextField(
+                blank=True,
+                help_text="One or two sentences for lists and search results.",
+                max_length=500,
+                validators=[news.models.no_control_characters],
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='title',
+            model_name="article",
+            name="title",
             field=models.CharField(max_length=200, validators=[news.models.no_control_characters]),
         ),
         migrations.AlterField(
-            model_name='relatedlink',
-            name='title',
-            field=models.CharField(blank=True, help_text='The title of an article that may not be written yet.', max_length=200, validators=[news.models.no_control_characters]),
+            model_name="relatedlink",
+            name="title",
+            field=models.CharField(
+                blank=True,
+                help_text="The title of an article that may not be written yet.",
+                max_length=200,
+                validators=[news.models.no_control_characters],
+            ),
         ),
         migrations.AlterField(
-            model_name='source',
-            name='publisher',
+            model_name="source",
+            name="publisher",
             field=models.CharField(max_length=200, validators=[news.models.no_control_characters]),
         ),
         migrations.AlterField(
-            model_name='source',
-            name='title',
+            model_name="source",
+            name="title",
             field=models.CharField(max_length=300, validators=[news.models.no_control_characters]),
         ),
     ]

@@ -7,35 +7,56 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0007_text_validators'),
+        ("news", "0007_text_validators"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='article',
-            name='body',
-            field=models.TextField(help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading.", validators=[news.rules.no_control_characters, news.rules.body_within_limit]),
+            model_name="article",
+            name="body",
+            field=models.TextField(
+                help_text="Markdown. Start each section with '## Heading'; the title is the page's only top-level heading.",
+                validators=[news.rules.no_control_characters, news.rules.body_within_limit],
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='event_date',
-            field=models.DateField(help_text='When the news happened.', validators=[news.rules.within_years]),
+            model_name="article",
+            name="event_date",
+            field=models.DateField(
+                help_text="When the news happened.", validators=[news.rules.within_years]
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='facts_verified',
-            field=models.DateField(help_text='The month in which an editor last checked the facts against the sources.', validators=[news.rules.within_years], verbose_name='facts verified'),
+            model_name="article",
+            name="facts_verified",
+            field=models.DateField(
+                help_text="The month in which an editor last checked the facts against the sources.",
+                validators=[news.rules.within_years],
+                verbose_name="facts verified",
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='published_at',
-            field=models.DateTimeField(db_index=True, default=django.utils.timezone.now, help_text='When readers can see it. May be backdated to the event date; a future time schedules the article.', validators=[news.rules.within_years], verbose_name='published'),
+            model_name="article",
+            name="published_at",
+            field=models.DateTimeField(
+                db_index=True,
+                default=django.utils.timezone.now,
+                help_text="When readers can see it. May be backdated to the event date; a future time schedules the article.",
+                validators=[news.rules.within_years],
+                verbose_name="published",
+            ),
         ),
         migrations.AlterField(
-            model_name='relatedlink',
-            name='target',
-            field=models.ForeignKey(blank=True, help_text='An existing article, or leave empty and give a title.', null=True, on_delete=news.models.set_null_keeping_title, related_name='+', to='news.article'),
+            model_name="relatedlink",
+            name="target",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="An existing article, or leave empty and give a title.",
+                null=True,
+                on_delete=news.models.set_null_keeping_title,
+                related_name="+",
+                to="news.article",
+            ),
         ),
     ]

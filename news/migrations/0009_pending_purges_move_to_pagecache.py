@@ -20,15 +20,14 @@ def move_them_back(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0008_article_rules_in_the_model'),
-        ('pagecache', '0001_pending_purge'),
+        ("news", "0008_article_rules_in_the_model"),
+        ("pagecache", "0001_pending_purge"),
     ]
 
     operations = [
         migrations.RunPython(move_pending_purges, move_them_back),
         migrations.DeleteModel(
-            name='PendingPurge',
+            name="PendingPurge",
         ),
     ]

@@ -4,13 +4,12 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0009_pending_purges_move_to_pagecache'),
+        ("news", "0009_pending_purges_move_to_pagecache"),
     ]
 
     operations = [
         migrations.DeleteModel(
-            name='FactsDue',
+            name="FactsDue",
         ),
     ]

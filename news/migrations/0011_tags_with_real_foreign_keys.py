@@ -106,52 +106,88 @@ def copy_tags_back(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0010_facts_due_moves_to_editorial'),
-        ('taggit', '0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx'),
-        ('reversion', '0002_add_index_on_version_for_content_type_and_db'),
-        ('contenttypes', '0002_remove_content_type_name'),
+        ("news", "0010_facts_due_moves_to_editorial"),
+        ("taggit", "0006_rename_taggeditem_content_type_object_id_taggit_tagg_content_8fc721_idx"),
+        ("reversion", "0002_add_index_on_version_for_content_type_and_db"),
+        ("contenttypes", "0002_remove_content_type_name"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Tag',
+            name="Tag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True, verbose_name='name')),
-                ('slug', models.SlugField(allow_unicode=True, max_length=100, unique=True, verbose_name='slug')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100, unique=True, verbose_name="name")),
+                (
+                    "slug",
+                    models.SlugField(
+                        allow_unicode=True, max_length=100, unique=True, verbose_name="slug"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'tag',
-                'verbose_name_plural': 'tags',
-                'ordering': ['name'],
+                "verbose_name": "tag",
+                "verbose_name_plural": "tags",
+                "ordering": ["name"],
             },
         ),
         migrations.RemoveField(
-            model_name='article',
-            name='tags',
+            model_name="article",
+            name="tags",
         ),
         migrations.CreateModel(
-            name='TaggedArticle',
+            name="TaggedArticle",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('content_object', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tagged_items', to='news.article')),
-                ('tag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tagged_articles', to='news.tag')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "content_object",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tagged_items",
+                        to="news.article",
+                    ),
+                ),
+                (
+                    "tag",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tagged_articles",
+                        to="news.tag",
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='article',
-            name='tags',
-            field=taggit.managers.TaggableManager(blank=True, help_text='A comma-separated list of tags.', through='news.TaggedArticle', to='news.Tag', verbose_name='Tags'),
+            model_name="article",
+            name="tags",
+            field=taggit.managers.TaggableManager(
+                blank=True,
+                help_text="A comma-separated list of tags.",
+                through="news.TaggedArticle",
+                to="news.Tag",
+                verbose_name="Tags",
+            ),
         ),
         migrations.AddIndex(
-            model_name='taggedarticle',
-            index=models.Index(fields=['tag', 'content_object'], name='tagged_article_by_tag'),
+            model_name="taggedarticle",
+            index=models.Index(fields=["tag", "content_object"], name="tagged_article_by_tag"),
         ),
         migrations.AddConstraint(
-            model_name='taggedarticle',
-            constraint=models.UniqueConstraint(fields=('content_object', 'tag'), name='tagged_article_once'),
+            model_name="taggedarticle",
+            constraint=models.UniqueConstraint(
+                fields=("content_object", "tag"), name="tagged_article_once"
+            ),
         ),
         migrations.RunPython(copy_tags, copy_tags_back, elidable=False),
     ]

@@ -5,15 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0011_tags_with_real_foreign_keys'),
+        ("news", "0011_tags_with_real_foreign_keys"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='article',
-            name='summary',
-            field=models.TextField(blank=True, help_text='One or two sentences for lists and search results.', validators=[news.rules.no_control_characters, news.rules.summary_within_limit]),
+            model_name="article",
+            name="summary",
+            field=models.TextField(
+                blank=True,
+                help_text="One or two sentences for lists and search results.",
+                validators=[news.rules.no_control_characters, news.rules.summary_within_limit],
+            ),
         ),
     ]

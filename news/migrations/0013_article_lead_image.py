@@ -5,16 +5,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('images', '0001_initial'),
-        ('news', '0012_summary_limit_for_every_interface'),
+        ("images", "0001_initial"),
+        ("news", "0012_summary_limit_for_every_interface"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='article',
-            name='lead_image',
-            field=models.ForeignKey(blank=True, help_text='Shown above the text, in link previews and in search results.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='lead_of', to='images.image'),
+            model_name="article",
+            name="lead_image",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Shown above the text, in link previews and in search results.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="lead_of",
+                to="images.image",
+            ),
         ),
     ]

@@ -5,27 +5,51 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0013_article_lead_image'),
-        ('people', '0001_initial'),
+        ("news", "0013_article_lead_image"),
+        ("people", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ArticleAuthor',
+            name="ArticleAuthor",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('article', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='authorships', to='news.article')),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='authorships', to='people.author')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "article",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="authorships",
+                        to="news.article",
+                    ),
+                ),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="authorships",
+                        to="people.author",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'author',
-                'verbose_name_plural': 'authors',
-                'ordering': ['position', 'pk'],
-                'indexes': [models.Index(fields=['author', 'article'], name='article_author_by_author')],
-                'constraints': [models.UniqueConstraint(fields=('article', 'author'), name='article_author_once')],
+                "verbose_name": "author",
+                "verbose_name_plural": "authors",
+                "ordering": ["position", "pk"],
+                "indexes": [
+                    models.Index(fields=["author", "article"], name="article_author_by_author")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("article", "author"), name="article_author_once"
+                    )
+                ],
             },
         ),
     ]

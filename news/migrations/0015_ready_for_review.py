@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0014_article_authors'),
+        ("news", "0014_article_authors"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='article',
-            name='status',
-            field=models.CharField(choices=[('draft', 'Draft'), ('review', 'Ready for review'), ('published', 'Published')], default='draft', max_length=10),
+            model_name="article",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("draft", "Draft"),
+                    ("review", "Ready for review"),
+                    ("published", "Published"),
+                ],
+                default="draft",
+                max_length=10,
+            ),
         ),
     ]

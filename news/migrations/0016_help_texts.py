@@ -6,20 +6,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0015_ready_for_review'),
+        ("news", "0015_ready_for_review"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='article',
-            name='published_at',
-            field=models.DateTimeField(db_index=True, default=django.utils.timezone.now, help_text="When readers can see it, in the newsroom's time zone. May be backdated to the event date; a future time with the status Published schedules the article.", validators=[news.rules.within_years], verbose_name='published'),
+            model_name="article",
+            name="published_at",
+            field=models.DateTimeField(
+                db_index=True,
+                default=django.utils.timezone.now,
+                help_text="When readers can see it, in the newsroom's time zone. May be backdated to the event date; a future time with the status Published schedules the article.",
+                validators=[news.rules.within_years],
+                verbose_name="published",
+            ),
         ),
         migrations.AlterField(
-            model_name='article',
-            name='slug',
-            field=models.SlugField(blank=True, help_text="The article's address: /articles/SLUG/. Made from the title if left empty.", max_length=100, unique=True),
+            model_name="article",
+            name="slug",
+            field=models.SlugField(
+                blank=True,
+                help_text="The article's address: /articles/SLUG/. Made from the title if left empty.",
+                max_length=100,
+                unique=True,
+            ),
         ),
     ]

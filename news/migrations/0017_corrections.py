@@ -7,27 +7,66 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0016_help_texts'),
-        ('reversion', '0002_add_index_on_version_for_content_type_and_db'),
+        ("news", "0016_help_texts"),
+        ("reversion", "0002_add_index_on_version_for_content_type_and_db"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Correction',
+            name="Correction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('correction', 'Correction'), ('update', 'Update')], max_length=10)),
-                ('note', models.TextField(help_text='What changed, for readers: one or two sentences.', validators=[news.rules.no_control_characters, news.rules.note_within_limit])),
-                ('published_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name='published')),
-                ('article', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='corrections', to='news.article')),
-                ('revision', models.ForeignKey(blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='reversion.revision')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("correction", "Correction"), ("update", "Update")], max_length=10
+                    ),
+                ),
+                (
+                    "note",
+                    models.TextField(
+                        help_text="What changed, for readers: one or two sentences.",
+                        validators=[news.rules.no_control_characters, news.rules.note_within_limit],
+                    ),
+                ),
+                (
+                    "published_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, verbose_name="published"
+                    ),
+                ),
+                (
+                    "article",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="corrections",
+                        to="news.article",
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        blank=True,
+                        editable=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="reversion.revision",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['published_at', 'pk'],
-                'get_latest_by': 'published_at',
-                'indexes': [models.Index(fields=['kind', '-published_at'], name='correction_by_kind')],
+                "ordering": ["published_at", "pk"],
+                "get_latest_by": "published_at",
+                "indexes": [
+                    models.Index(fields=["kind", "-published_at"], name="correction_by_kind")
+                ],
             },
         ),
     ]

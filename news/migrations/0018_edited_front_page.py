@@ -6,36 +6,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0017_corrections'),
+        ("news", "0017_corrections"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='tag',
-            name='header_position',
-            field=models.PositiveSmallIntegerField(blank=True, help_text="Topics with a position are the site header's, in this order (at most 8). With none chosen, the header shows the biggest topics.", null=True, verbose_name='position in the site header'),
+            model_name="tag",
+            name="header_position",
+            field=models.PositiveSmallIntegerField(
+                blank=True,
+                help_text="Topics with a position are the site header's, in this order (at most 8). With none chosen, the header shows the biggest topics.",
+                null=True,
+                verbose_name="position in the site header",
+            ),
         ),
         migrations.AddField(
-            model_name='tag',
-            name='intro',
-            field=models.TextField(blank=True, help_text="A few sentences shown at the top of the topic's page (plain text; a blank line starts a new paragraph).", validators=[news.rules.no_control_characters, news.rules.intro_within_limit]),
+            model_name="tag",
+            name="intro",
+            field=models.TextField(
+                blank=True,
+                help_text="A few sentences shown at the top of the topic's page (plain text; a blank line starts a new paragraph).",
+                validators=[news.rules.no_control_characters, news.rules.intro_within_limit],
+            ),
         ),
         migrations.CreateModel(
-            name='FrontPin',
+            name="FrontPin",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lead', models.BooleanField(default=False, help_text='Shown first and largest; with several, the most recently pinned leads.', verbose_name='lead story')),
-                ('position', models.PositiveSmallIntegerField(default=0, help_text='Features in this order.')),
-                ('until', models.DateTimeField(blank=True, help_text='Unpinned by itself at this time; empty: until removed.', null=True)),
-                ('pinned_at', models.DateTimeField(auto_now_add=True)),
-                ('article', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='front_pins', to='news.article')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "lead",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Shown first and largest; with several, the most recently pinned leads.",
+                        verbose_name="lead story",
+                    ),
+                ),
+                (
+                    "position",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Features in this order."
+                    ),
+                ),
+                (
+                    "until",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="Unpinned by itself at this time; empty: until removed.",
+                        null=True,
+                    ),
+                ),
+                ("pinned_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "article",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="front_pins",
+                        to="news.article",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'front page choice',
-                'verbose_name_plural': 'front page',
-                'ordering': ['-lead', 'position', '-pinned_at'],
+                "verbose_name": "front page choice",
+                "verbose_name_plural": "front page",
+                "ordering": ["-lead", "position", "-pinned_at"],
             },
         ),
     ]

@@ -5,21 +5,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('news', '0018_edited_front_page'),
+        ("news", "0018_edited_front_page"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ArticleCard',
+            name="ArticleCard",
             fields=[
-                ('article', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='stored_card', serialize=False, to='news.article')),
-                ('serial', models.BigIntegerField()),
-                ('version', models.CharField(blank=True, max_length=16)),
-                ('html', models.TextField(blank=True)),
-                ('event_html', models.TextField(blank=True)),
-                ('authors', models.JSONField(default=list)),
+                (
+                    "article",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="stored_card",
+                        serialize=False,
+                        to="news.article",
+                    ),
+                ),
+                ("serial", models.BigIntegerField()),
+                ("version", models.CharField(blank=True, max_length=16)),
+                ("html", models.TextField(blank=True)),
+                ("event_html", models.TextField(blank=True)),
+                ("authors", models.JSONField(default=list)),
             ],
         ),
     ]

@@ -17,7 +17,7 @@ from django.utils.safestring import mark_safe
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
 
-from ..paths import article_path, author_path, page_path, slug_path, tag_path
+from ..paths import archive_path, article_path, author_path, page_path, slug_path, tag_path
 from ..rendering import MARK_START, expand_placements, placements
 
 register = template.Library()
@@ -109,6 +109,39 @@ def timeline_items(articles):
             for article in articles
         )
     )
+
+
+@register.simple_tag
+def archive_year_links(years, year, month):
+    """The archive's years as list items, the one shown marked as the current page."""
+    return mark_safe(
+        "".join(
+            f'<li><span aria-current="page">{other}</span></li>'
+            if other == year and not month
+            else f'<li><a href="{escape(archive_path(other))}">{other}</a></li>'
+            for other in years
+        )
+    )
+
+
+@register.simple_tag
+def archive_month_links(months, month):
+    """A year's months (dates) as list items, the one shown marked as the current page."""
+    return mark_safe(
+        "".join(
+            f'<li><span aria-current="page">{MONTH_NAMES[m.month]}</span></li>'
+            if m.month == month
+            else f'<li><a href="{escape(archive_path(m.year, m.month))}">'
+            f"{MONTH_NAMES[m.month]}</a></li>"
+            for m in months
+        )
+    )
+
+
+@register.simple_tag
+def archive_url(day):
+    """The archive month of a date."""
+    return archive_path(day.year, day.month)
 
 
 @register.filter
