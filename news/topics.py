@@ -10,6 +10,7 @@ such scan.
 from collections.abc import Sequence
 
 from django.http import Http404
+from django.utils.functional import cached_property
 
 from pagecache.store import remember
 
@@ -36,10 +37,15 @@ def _count_topics():
 
 class Topics(Sequence):
     """Topics made into Tag objects only when read: a page of the topic index or of the
-    sitemap reads a slice of thousands."""
+    sitemap reads a slice of thousands. The rows themselves are read from the cache
+    only when first needed (the sitemap index asks for a paginator it never reads)."""
 
-    def __init__(self, rows):
-        self.rows = rows
+    def __init__(self, read_rows):
+        self._read_rows = read_rows
+
+    @cached_property
+    def rows(self):
+        return self._read_rows()
 
     def __len__(self):
         return len(self.rows)
@@ -57,7 +63,7 @@ class Topics(Sequence):
 
 def all_topics():
     """Every topic with a published article, by name, each with ``article_count``."""
-    return Topics(remember("topics:all", [TOPICS()], _count_topics))
+    return Topics(lambda: remember("topics:all", [TOPICS()], _count_topics))
 
 
 def topic_sizes():
