@@ -158,6 +158,26 @@ def topic_index_items(tags):
     )
 
 
+@register.simple_tag(takes_context=True)
+def news_sitemap_urls(context, articles):
+    """The Google News sitemap's entries (up to a thousand: as a template loop, 50 ms)."""
+    origin = context["request"].build_absolute_uri("/")[:-1]
+    return mark_safe(
+        "".join(
+            f"""
+  <url>
+    <loc>{escape(origin + article_path(article.slug))}</loc>
+    <news:news>
+      <news:publication><news:name>Skillo</news:name><news:language>en</news:language></news:publication>
+      <news:publication_date>{datetime_attr(article.published_at)}</news:publication_date>
+      <news:title>{escape(xml_text(article.title))}</news:title>
+    </news:news>
+  </url>"""
+            for article in articles
+        )
+    )
+
+
 @register.filter
 def datetime_attr(value):
     """A date-time for a ``datetime`` attribute or a feed: whole seconds, since the HTML
