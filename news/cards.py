@@ -18,9 +18,11 @@ A kept card is right as long as nothing it shows changed:
 import contextlib
 import functools
 import hashlib
+import importlib
 import logging
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.db import DatabaseError, connection, transaction
 from django.template.loader import get_template, render_to_string
@@ -31,8 +33,10 @@ from .models import Article, ArticleCard, byline_prefetch
 logger = logging.getLogger(__name__)
 
 TEMPLATE = "includes/article_card.html"
-# Raise when the Python a card's HTML comes from changes (the byline and tag_list tags,
-# the long_date filter, the URL paths): every kept card is rendered again.
+# The Python a card's HTML comes from (the byline and tag_list tags, the long_date
+# filter, the URL paths): a change to either module renders every kept card again.
+CODE = ("news.templatetags.news", "news.paths")
+# Raise for any other change that alters cards (a model's teaser, say).
 FORMAT = 1
 
 COLUMNS = (
@@ -55,8 +59,12 @@ class Card:
 
 @functools.cache
 def version():
-    source = get_template(TEMPLATE).template.source
-    return hashlib.blake2b(f"{FORMAT}\n{source}".encode(), digest_size=8).hexdigest()
+    """Of the card's template and code, as deployed: kept cards of another are stale."""
+    digest = hashlib.blake2b(f"{FORMAT}\n".encode(), digest_size=8)
+    digest.update(get_template(TEMPLATE).template.source.encode())
+    for name in CODE:
+        digest.update(Path(importlib.import_module(name).__file__).read_bytes())
+    return digest.hexdigest()
 
 
 def rows(articles):
