@@ -120,8 +120,9 @@ def _with_rows(serials):
                 [ArticleCard(article_id=pk, serial=_new_serial()) for pk in missing],
                 ignore_conflicts=True,
             )
-    except DatabaseError:
-        logger.warning("Could not make card rows (the database is read-only?)", exc_info=True)
+    except DatabaseError as error:
+        # Busy (an import holds the write lock) or read-only: expected, not a fault.
+        logger.info("Card rows not made this time: %s", error)
         return serials
     made = dict(ArticleCard.objects.filter(article__in=missing).values_list("article", "serial"))
     return {**serials, **made}
@@ -141,10 +142,10 @@ def keep(rendered, serials):
                     event_html=card.event_html,
                     authors=list(card.authors),
                 )
-    except DatabaseError:
+    except DatabaseError as error:
         # A read-only or busy database: the page is shown all the same, the cards are
         # rendered again next time.
-        logger.warning("Could not keep rendered cards", exc_info=True)
+        logger.info("Rendered cards not kept this time: %s", error)
 
 
 def forget(articles):
