@@ -24,7 +24,7 @@ bakerydemo blog, the usual example of a Wagtail blog post:
   loader, bakerydemo's middleware without the debug toolbar, SQLite at the path in
   REFERENCE_DATABASE, Wagtail's database search backend.
 
-Seeded (manage.py seed_blog) with N posts of about 3,500 characters of body, 3 tags
+Seeded (manage.py seed_blog) with N posts of 3,500-5,000 characters of body, 3 tags
 (from as many tags as Skillo's benchmark seeds for that many articles) and 1-2 authors
 each, under one BlogIndexPage under the site root; no images (its image fields are
 empty, so renditions cost it nothing). Pinned: wagtail 8.0.1 on Django 6.1.3, the
@@ -124,7 +124,9 @@ def prepare_database(env, posts):
     """Migrate and seed a fresh database; returns the seconds seeding took."""
     manage = [str(VENV_PYTHON), "manage.py"]
     log("Migrating the reference database")
+    started = time.perf_counter()
     run([*manage, "migrate", "--noinput", "--verbosity", "0"], env=env, timeout=600)
+    log(f"  migrated in {time.perf_counter() - started:.0f} s")
     log(f"Seeding {posts:,} blog posts")
     started = time.perf_counter()
     command = [*manage, "seed_blog", "--posts", str(posts), "--tags", str(tags_for(posts))]

@@ -47,7 +47,7 @@ def rich_paragraph(rng):
 
 
 def body(rng):
-    """A StreamField body of about 3,000-4,000 characters: headings, paragraphs, a quote."""
+    """A StreamField body of 3,500-5,000 characters of text: headings, paragraphs, a quote."""
     blocks = []
     for section in range(2):
         heading = " ".join(rng.choice(WORDS) for _ in range(4)).capitalize()
