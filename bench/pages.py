@@ -20,6 +20,11 @@ For each database and size it creates a fresh database, migrates, runs seed_synt
   alone (2 workers, and as ``make serve`` runs it: 2 x cores + 1 workers), and the same
   bytes as a static file from nginx, the yardstick; all asking for gzip, as browsers do.
 
+- the Wagtail reference (a third table, ``--no-reference`` skips it): a blog post page of
+  a small Wagtail site modelled on bakerydemo, with as many posts as the smallest size,
+  timed in-process the same way against Skillo's uncached article page
+  (bench/reference.py; its own virtualenv, .venv-wagtail/, made on first use).
+
 PostgreSQL is a throwaway cluster on 127.0.0.1 (skipped with a message if initdb is not
 installed). Only loopback traffic. Progress goes to stderr; the table to stdout.
 """
@@ -58,6 +63,7 @@ from bench._server import (
     tags_for,
     wrk,
 )
+from bench.reference import measure_reference
 
 MINIMAL = "minimal view"
 
@@ -76,6 +82,10 @@ def parse_args():
     parser.add_argument(
         "--no-front", dest="front", action="store_false",
         help="skip the article page through Varnish, nginx and make serve's gunicorn",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-reference", dest="reference", action="store_false",
+        help="skip the Wagtail reference blog post (bench/reference.py)",
     )  # fmt: skip
     args = parser.parse_args()
     if args.quick:
@@ -295,6 +305,36 @@ def print_table(rows, scale_title):
         print("| " + " | ".join(cells) + " |")
 
 
+def print_reference_table(reference, rows):
+    """Skillo's uncached article page against the Wagtail reference's blog post, both
+    timed in-process in this run (bench/reference.py)."""
+    print(
+        "Uncached article page against the Wagtail reference blog post "
+        f"(Wagtail {reference['wagtail']}, Django {reference['django']}, "
+        f"{reference['posts']:,} posts, SQLite):"
+    )
+    print()
+    print("| page | database | content | queries | median ms | p99 ms | "
+          "minimal view ms | Wagtail median / this median |")  # fmt: skip
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    floors = {(r["database"], r["articles"]): r["median_ms"] for r in rows if r["page"] == MINIMAL}
+    print(
+        f"| Wagtail blog post | sqlite | {reference['posts']:,} posts | {reference['queries']} "
+        f"| {reference['median_ms']:.1f} | {reference['p99_ms']:.1f} "
+        f"| {reference['minimal_median_ms']:.2f} | 1.0x |"
+    )
+    for row in rows:
+        if row["page"] != "article" or not row["median_ms"]:
+            continue
+        floor = floors.get((row["database"], row["articles"]))
+        print(
+            f"| Skillo article | {row['database']} | {row['articles']:,} articles "
+            f"| {row['queries']} | {row['median_ms']:.1f} | {row['p99_ms']:.1f} "
+            f"| {'' if floor is None else f'{floor:.2f}'} "
+            f"| {reference['median_ms'] / row['median_ms']:.1f}x |"
+        )
+
+
 def main():
     args = parse_args()
     exit_cleanly_on_sigterm()
@@ -321,9 +361,20 @@ def main():
         return 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    reference = None
+    if args.reference:
+        log(f"== the Wagtail reference, {min(args.sizes):,} posts")
+        try:
+            reference = measure_reference(posts=min(args.sizes), repeat=max(args.repeat, 11))
+        except BenchError as error:
+            # Its own virtualenv and packages: a failure there leaves Skillo's figures.
+            log(f"The Wagtail reference failed: {error}")
     print_table(rows, scale_column(rows, args.sizes))
     if front_rows:
         print_front_table(front_rows)
+    if reference:
+        print()
+        print_reference_table(reference, rows)
     log(f"Total {time.monotonic() - started:.0f} s.")
     return 0
 

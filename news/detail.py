@@ -74,8 +74,15 @@ def _queries(alias):
     author = _Reader(Author, "au", connection)
     photo = _Reader(Image, "i", connection)
     author_link = _Reader(AuthorLink, "al", connection)
+    article = _Reader(Article, "art", connection)
+    lead_image = _Reader(Image, "li", connection)
     public = "{0}.status = %s AND {0}.published_at <= %s"
     sql = {
+        "article": (
+            f"SELECT {article.sql}, {lead_image.sql} FROM {table(Article)} art "
+            f"LEFT OUTER JOIN {table(Image)} li ON li.id = art.lead_image_id "
+            "WHERE art.slug = %s"
+        ),
         "tags": (
             f"SELECT {tag.sql} FROM {table(Tag)} t INNER JOIN {table(TaggedArticle)} x "
             "ON x.tag_id = t.id WHERE x.content_object_id = %s ORDER BY t.name, t.id"
@@ -109,6 +116,8 @@ def _queries(alias):
         ),
     }
     readers = {
+        "article": article,
+        "lead_image": lead_image,
         "tag": tag,
         "source": source,
         "correction": correction,
@@ -120,6 +129,27 @@ def _queries(alias):
         "author_link": author_link,
     }
     return sql, readers
+
+
+def load_article(slug, public=True, using="default"):
+    """The article at ``slug`` with its lead image, or None: published ones only unless
+    ``public`` is False (editors' previews), by the rule of Article.is_published()."""
+    connection = connections[using]
+    sql, read = _queries(using)
+    with connection.cursor() as cursor:
+        cursor.execute(sql["article"], [slug])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    cut = len(read["article"])
+    article = read["article"].make(row[:cut], connection)
+    image = row[cut:]
+    Article.lead_image.field.set_cached_value(
+        article, read["lead_image"].make(image, connection) if image[0] is not None else None
+    )
+    if public and not article.is_published():
+        return None
+    return article
 
 
 def _fill(instance, name, objects):

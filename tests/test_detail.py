@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from news.detail import load_parts
+from news.detail import load_article, load_parts
 from news.models import Article, Correction
 from sources.models import SourceURL
 from tests.factories import (
@@ -116,3 +116,22 @@ def test_an_article_without_parts(media_root):
     assert parts(load_parts(Article.objects.get(pk=bare.pk))) == parts(
         Article.objects.for_detail().get(pk=bare.pk)
     )
+
+
+def test_the_article_row_is_the_orm_s_with_its_lead_image(article):
+    read = load_article(article.slug)
+    expected = Article.objects.select_related("lead_image").get(pk=article.pk)
+    assert fields(read) == fields(expected)
+    assert fields(read.lead_image) == fields(expected.lead_image)
+    assert load_article("no-such-slug") is None
+
+
+@pytest.mark.parametrize(
+    "state",
+    [{"draft": True}, {"published_at": timezone.now() + timedelta(hours=1)}],
+    ids=["draft", "scheduled"],
+)
+def test_only_editors_previews_read_articles_readers_may_not_see(state):
+    hidden = ArticleFactory(**state)
+    assert load_article(hidden.slug) is None
+    assert load_article(hidden.slug, public=False).pk == hidden.pk
