@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
@@ -176,6 +177,75 @@ def news_sitemap_urls(context, articles):
             for article in articles
         )
     )
+
+
+@register.simple_tag(takes_context=True)
+def article_social_meta(context, article):
+    """Open Graph and Twitter's tags for an article page's <head>: some thirty template
+    lookups as markup, a tenth of their cost as a tag."""
+    absolute = context["request"].build_absolute_uri
+    teaser = escape(Truncator(article.teaser).words(40, truncate=" …"))
+    title = escape(article.title)
+    card = article.share_image()
+    lines = [
+        '<meta property="og:type" content="article">',
+        '<meta property="og:site_name" content="Skillo">',
+        f'<meta property="og:title" content="{title}">',
+        f'<meta property="og:description" content="{teaser}">',
+        f'<meta property="og:url" content="{escape(absolute(article.get_absolute_url()))}">',
+        f'<meta property="article:published_time" content="{datetime_attr(article.published_at)}">',
+        f'<meta property="article:modified_time" content="{datetime_attr(article.updated_at)}">',
+        *(
+            f'<meta property="article:author" content="{escape(absolute(author_url(author)))}">'
+            for author in article.byline
+        ),
+        *(
+            f'<meta property="article:tag" content="{escape(tag.name)}">'
+            for tag in article.tags.all()
+        ),
+        f'<meta property="og:image" content="{escape(absolute(card.url))}">',
+        f'<meta property="og:image:width" content="{card.width}">',
+        f'<meta property="og:image:height" content="{card.height}">',
+        f'<meta property="og:image:alt" content="{escape(card.alt)}">',
+        '<meta name="twitter:card" content="summary_large_image">',
+        f'<meta name="twitter:image" content="{escape(absolute(card.url))}">',
+        f'<meta name="twitter:image:alt" content="{escape(card.alt)}">',
+        f'<meta name="twitter:title" content="{title}">',
+        f'<meta name="twitter:description" content="{teaser}">',
+    ]
+    return mark_safe("\n  ".join(lines))
+
+
+@register.simple_tag
+def article_links(articles, rel=None):
+    """List items linking articles by title (an article page's asides)."""
+    rel = f' rel="{rel}"' if rel else ""
+    return mark_safe(
+        "".join(
+            f'<li><a href="{escape(article_path(article.slug))}"{rel}>'
+            f"{escape(article.title)}</a></li>"
+            for article in articles
+        )
+    )
+
+
+@register.simple_tag
+def source_items(sources):
+    """An article's sources as list items: linked title (when it has a URL), publisher,
+    and the archived copy an editor chose for a dead link."""
+    items = []
+    for source in sources:
+        title = escape(source.title)
+        if source.url:
+            title = f'<a href="{escape(source.url)}" rel="noopener noreferrer nofollow">{title}</a>'
+        archived = ""
+        if source.archive_url:
+            archived = (
+                f' · <a class="archived" href="{escape(source.archive_url)}" '
+                'rel="noopener noreferrer nofollow">archived copy</a>'
+            )
+        items.append(f"<li>{title} ({escape(source.publisher)}){archived}</li>")
+    return mark_safe("\n      ".join(items))
 
 
 @register.filter
