@@ -83,15 +83,18 @@ def _more(article, tag_ids, sizes, public):
             f"ORDER BY a.published_at DESC, a.id DESC LIMIT {MORE_LIMIT}"
         )
         return sql, [*params, *condition_params]
+    # The window's candidates come with their count of shared tags from the tag index
+    # alone (one GROUP BY), instead of a count per candidate. The tag ids are written in
+    # (integers, from the database): every part's parameters start with ``public``'s.
+    tag_ids = ", ".join(str(int(pk)) for pk in small)
     sql = (
-        f"SELECT {COLUMNS} FROM news_article a WHERE {where} AND a.id IN ("
-        f"SELECT DISTINCT content_object_id FROM news_taggedarticle WHERE tag_id IN ({_in(small)}) "
-        f"ORDER BY content_object_id DESC LIMIT {MORE_WINDOW}) "
-        "ORDER BY (SELECT COUNT(*) FROM news_taggedarticle s WHERE s.content_object_id = a.id "
-        f"AND s.tag_id IN ({_in(small)})) DESC, a.published_at DESC, a.id DESC "
-        f"LIMIT {MORE_LIMIT}"
+        f"SELECT {COLUMNS} FROM (SELECT content_object_id AS id, COUNT(*) AS shared "
+        f"FROM news_taggedarticle WHERE tag_id IN ({tag_ids}) GROUP BY content_object_id "
+        f"ORDER BY content_object_id DESC LIMIT {MORE_WINDOW}) w "
+        f"INNER JOIN news_article a ON a.id = w.id WHERE {where} "
+        f"ORDER BY w.shared DESC, a.published_at DESC, a.id DESC LIMIT {MORE_LIMIT}"
     )
-    return sql, [*params, *small, *small]
+    return sql, params
 
 
 def _neighbours(article, topic, sizes, public, date, published):
