@@ -7,7 +7,9 @@ TOPICS and LATEST), so the header, the topic pages and the archive pages cost no
 such scan.
 """
 
-from collections.abc import Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 
 from django.http import Http404
 from django.utils.functional import cached_property
@@ -66,9 +68,35 @@ def all_topics():
     return Topics(lambda: remember("topics:all", [TOPICS()], _count_topics))
 
 
+class TopicSizes(Mapping):
+    """{tag id: published articles} over two arrays sorted by id: an article page reads
+    the sizes of its few topics, and unpickling every topic's row for them took 6 ms at
+    5,000 topics (a dict of them 0.7 ms, these arrays a few microseconds)."""
+
+    def __init__(self, ids, counts):
+        self.ids, self.counts = ids, counts
+
+    def __getitem__(self, pk):
+        at = bisect_left(self.ids, pk)
+        if at == len(self.ids) or self.ids[at] != pk:
+            raise KeyError(pk)
+        return self.counts[at]
+
+    def __iter__(self):
+        return iter(self.ids)
+
+    def __len__(self):
+        return len(self.ids)
+
+
 def topic_sizes():
     """{tag id: published articles} for every topic with any."""
-    return {row[0]: row[3] for row in remember("topics:all", [TOPICS()], _count_topics)}
+
+    def sizes():
+        rows = sorted((row[0], row[3]) for row in remember("topics:all", [TOPICS()], _count_topics))
+        return TopicSizes(array("q", (pk for pk, _ in rows)), array("q", (n for _, n in rows)))
+
+    return remember("topics:sizes", [TOPICS()], sizes)
 
 
 def main_topics():

@@ -506,3 +506,15 @@ def test_search_query_is_shown_escaped(client):
     page = search(client, '<img src=x onerror=alert(1)> "quoted"').content.decode()
     assert "<img src=x" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_topic_sizes_are_each_topic_s_published_articles():
+    from news.topics import all_topics, topic_sizes
+
+    for i in range(3):
+        dated(f"Story {i}", date(2024, 1, 1 + i), tags=["python", f"only{i}"])
+    dated("A draft", date(2024, 2, 1), tags=["python", "drafts"], draft=True)
+    sizes = topic_sizes()
+    assert dict(sizes) == {tag.pk: tag.article_count for tag in all_topics()}
+    assert sorted(sizes.values()) == [1, 1, 1, 3]
+    assert sizes.get(-1, 0) == 0 and -1 not in sizes
