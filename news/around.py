@@ -125,8 +125,7 @@ def around(article, sizes, using="default"):
     """
     connection = connections[using]
     ops = connection.ops
-    public = "a.status = %s AND a.published_at <= %s"
-    public_params = [models.Article.Status.PUBLISHED, ops.adapt_datetimefield_value(timezone.now())]
+    public, public_params = models.public_condition("a", connection)
     date = ops.adapt_datefield_value(article.event_date)
     published = ops.adapt_datetimefield_value(article.published_at)
 

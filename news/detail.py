@@ -13,7 +13,6 @@ tests/test_detail.py renders a page both ways and compares.
 import functools
 
 from django.db import connections
-from django.utils import timezone
 
 from images.models import Image
 from people.models import Author, AuthorLink
@@ -27,6 +26,7 @@ from .models import (
     Source,
     Tag,
     TaggedArticle,
+    public_condition,
 )
 
 
@@ -76,7 +76,8 @@ def _queries(alias):
     author_link = _Reader(AuthorLink, "al", connection)
     article = _Reader(Article, "art", connection)
     lead_image = _Reader(Image, "li", connection)
-    public = "{0}.status = %s AND {0}.published_at <= %s"
+    # published()'s rule, with the parameters load_parts passes for each.
+    public = {alias: public_condition(alias, connection)[0] for alias in ("a", "m")}
     sql = {
         "article": (
             f"SELECT {article.sql}, {lead_image.sql} FROM {table(Article)} art "
@@ -98,8 +99,8 @@ def _queries(alias):
         ),
         "related_links": (
             f"SELECT {link.sql}, {target.sql}, "
-            f"CASE WHEN a.id IS NOT NULL AND {public.format('a')} THEN 1 ELSE 0 END, "
-            f"(SELECT m.slug FROM {table(Article)} m WHERE {public.format('m')} "
+            f"CASE WHEN a.id IS NOT NULL AND {public['a']} THEN 1 ELSE 0 END, "
+            f"(SELECT m.slug FROM {table(Article)} m WHERE {public['m']} "
             "AND m.title_upper = UPPER(l.title) ORDER BY m.published_at DESC LIMIT 1) "
             f"FROM {table(RelatedLink)} l LEFT OUTER JOIN {table(Article)} a "
             "ON a.id = l.target_id WHERE l.article_id = %s ORDER BY l.position, l.id"
@@ -164,8 +165,7 @@ def load_parts(article, using="default"):
     """Read ``article``'s parts as ``for_detail()`` would have prefetched them."""
     connection = connections[using]
     sql, read = _queries(using)
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    published = Article.Status.PUBLISHED
+    _, public = public_condition("a", connection)
     if not hasattr(article, "_prefetched_objects_cache"):
         article._prefetched_objects_cache = {}
     with connection.cursor() as cursor:
@@ -182,7 +182,7 @@ def load_parts(article, using="default"):
         cursor.execute(sql["corrections"], [article.pk])
         corrections = [read["correction"].make(row, connection) for row in cursor.fetchall()]
 
-        cursor.execute(sql["related_links"], [published, now, published, now, article.pk])
+        cursor.execute(sql["related_links"], [*public, *public, article.pk])
         links, cut = [], len(read["link"])
         for row in cursor.fetchall():
             link = read["link"].make(row[:cut], connection)

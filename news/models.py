@@ -77,9 +77,19 @@ def written_by(author_id, size):
     return Exists(ArticleAuthor.objects.filter(article=OuterRef("pk"), author_id=author_id))
 
 
+def public_condition(alias, connection):
+    """published() as SQL, for an article table under ``alias`` in hand-written queries
+    (news.around, news.detail): (condition, parameters)."""
+    return (
+        f"{alias}.status = %s AND {alias}.published_at <= %s",
+        [Article.Status.PUBLISHED, connection.ops.adapt_datetimefield_value(timezone.now())],
+    )
+
+
 class ArticleQuerySet(models.QuerySet):
     def published(self):
-        """What the public may see: published, and its publication time has come."""
+        """What the public may see: published, and its publication time has come
+        (public_condition() says it in SQL for hand-written queries)."""
         return self.filter(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
 
     def scheduled(self):

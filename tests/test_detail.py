@@ -135,3 +135,20 @@ def test_only_editors_previews_read_articles_readers_may_not_see(state):
     hidden = ArticleFactory(**state)
     assert load_article(hidden.slug) is None
     assert load_article(hidden.slug, public=False).pk == hidden.pk
+
+
+def test_the_sql_rule_for_public_articles_is_published_s():
+    from django.db import connection
+
+    from news.models import public_condition
+
+    ArticleFactory(title="Out")
+    ArticleFactory(title="Draft", draft=True)
+    ArticleFactory(title="Later", published_at=timezone.now() + timedelta(minutes=5))
+    ArticleFactory(title="Draft once due", draft=True, published_at=timezone.now())
+    condition, params = public_condition("x", connection)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT x.id FROM news_article x WHERE {condition}", params)
+        found = {pk for (pk,) in cursor.fetchall()}
+    assert found == set(Article.objects.published().values_list("pk", flat=True))
+    assert len(found) == 1
