@@ -28,7 +28,7 @@ from django.db import DatabaseError, connection, transaction
 from django.template.loader import get_template, render_to_string
 from django.utils.safestring import SafeString
 
-from .models import Article, ArticleCard, byline_prefetch
+from .models import Article, ArticleCard
 
 logger = logging.getLogger(__name__)
 
@@ -91,9 +91,8 @@ def cards(rows):
 def render(serials):
     """Render the cards of {article id: serial read with it, None if no card row yet}."""
     serials = _with_rows(serials)
-    articles = Article.objects.filter(pk__in=serials).prefetch_related(
-        "tags", byline_prefetch(names_only=True)
-    )
+    # As lists read articles: an article unpublished since the list was read has no card.
+    articles = Article.objects.for_list().filter(pk__in=serials)
     rendered = {
         article.pk: Card(
             article.pk,
