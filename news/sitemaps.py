@@ -14,7 +14,7 @@ from people.models import Author
 from .dependencies import FEEDS, TOPICS
 from .models import Article, Correction
 from .templatetags.news import author_url, tag_url
-from .topics import all_topics
+from .topics import all_topics, topic_latest_changes
 
 NEWS_SITEMAP_AGE = timedelta(days=2)
 
@@ -89,11 +89,19 @@ class TagSitemap(Sitemap):
     def location(self, tag):
         return tag_url(tag)
 
+    @cached_property
+    def latest_changes(self):
+        return topic_latest_changes()
+
     def lastmod(self, tag):
-        return tag.latest_change
+        return self.latest_changes.get(tag.pk)
 
     def get_latest_lastmod(self):
-        return remember("topics:latest-change", [TOPICS()], lambda: all_topics().latest_change())
+        return remember(
+            "topics:latest-change",
+            [TOPICS(), FEEDS()],
+            lambda: max(topic_latest_changes().values(), default=None),
+        )
 
 
 def author_pages():

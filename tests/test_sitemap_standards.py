@@ -89,6 +89,16 @@ def test_a_topic_lastmod_is_its_latest_article_change(client, old_article):
     assert entry.find(SM + "lastmod").text == expected
 
 
+def test_an_edit_moves_its_topics_lastmod(client, old_article, time_machine):
+    sitemap(client, "/sitemaps/tags.xml")
+    time_machine.move_to(timezone.now() + timedelta(hours=1))
+    old_article.body += "\n\nA late paragraph."
+    old_article.save()
+    (entry,) = sitemap(client, "/sitemaps/tags.xml").findall(SM + "url")
+    expected = timezone.localtime(old_article.updated_at).replace(microsecond=0).isoformat()
+    assert entry.find(SM + "lastmod").text == expected
+
+
 def test_a_page_robots_txt_disallows_does_not_also_hide_a_noindex(client, old_article):
     robots = client.get("/robots.txt").content.decode()
     disallowed = [
