@@ -256,6 +256,14 @@ def test_home_and_list_pages_describe_the_site_with_its_search(client, world):
         assert graph["Organization"]["logo"]["url"].endswith("/icons/skillo-512.png")
 
 
+def test_the_site_description_names_the_host_each_page_was_asked_on(client, world):
+    for host in ["testserver", "localhost"]:
+        page = client.get("/", HTTP_HOST=host).content.decode()
+        graph = {node["@type"]: node for node in json_ld(page)["@graph"]}
+        assert graph["WebSite"]["url"] == f"http://{host}/"
+        assert graph["Organization"]["logo"]["url"].startswith(f"http://{host}/")
+
+
 def test_every_page_names_its_icons_and_they_are_served(client, world):
     page = client.get("/").content.decode()
     assert '<link rel="icon" href="/favicon.ico" sizes="48x48">' in page

@@ -89,6 +89,17 @@ def test_the_header_shows_the_chosen_topics_in_order(client):
     assert ">big<" not in nav and nav.index(">gamma<") < nav.index(">alpha<")
 
 
+def test_a_renamed_topic_is_renamed_in_the_header_of_the_next_page(client):
+    ArticleFactory(tags=["pytorch"])
+    assert ">pytorch<" in home(client)
+    tag = Tag.objects.get(name="pytorch")
+    tag.name = "PyTorch"
+    tag.save()
+    html = home(client)
+    nav = html[html.index('<nav class="site-nav"') : html.index("</nav>")]
+    assert ">PyTorch<" in nav and ">pytorch<" not in nav
+
+
 def test_a_topic_page_shows_its_intro(client):
     ArticleFactory(tags=["rust"])
     Tag.objects.filter(name="rust").update(intro="Rust releases.\n\nAnd more.")
