@@ -45,3 +45,16 @@ def test_the_index_migration_can_be_undone_and_redone_and_finds_articles_again()
     assert not EXPECTED[connection.vendor] & index_objects()
     call_command("migrate", "search", verbosity=0)
     assert [article.title for article in search("zeppelin")[:10]] == ["Zeppelin release notes"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's row storage")
+@pytest.mark.django_db
+def test_postgresql_keeps_each_search_vector_in_its_row():
+    """STORAGE MAIN (search 0004): a search checks article after article, and a vector
+    moved out of its row (TOAST) cost a lookup each time, most of a search's time."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = 'news_article'::regclass AND attname = 'search_vector'"
+        )
+        assert cursor.fetchone() == ("m",)
