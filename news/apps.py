@@ -1,4 +1,17 @@
 from django.apps import AppConfig
+from django.db import connections
+from django.db.models.signals import post_migrate
+
+
+def refresh_statistics(sender, using="default", **kwargs):
+    """After migrate, SQLite's planner statistics (maintenance.statistics), where there
+    are articles to count: a new, empty site has nothing to measure."""
+    from maintenance import statistics
+
+    from .models import Article
+
+    if connections[using].vendor == "sqlite" and Article.objects.using(using).exists():
+        statistics.refresh(using)
 
 
 class NewsConfig(AppConfig):
@@ -12,6 +25,7 @@ class NewsConfig(AppConfig):
         from . import purge, signals  # noqa: F401 - connects the receivers
         from .models import Source
 
+        post_migrate.connect(refresh_statistics, sender=self)
         purges.purged.connect(purge.nav_change)
         purges.register_schedule(purge.ArticleSchedule())
         # check_sources checks what published articles cite (sources knows no article).

@@ -346,8 +346,13 @@ class Article(models.Model):
                 fields=["status", "-published_at", "-id"], name="article_status_published"
             ),
             models.Index(fields=["title_upper"], name="article_title_upper"),
-            # Archives and timelines read articles in event-date order.
-            models.Index(fields=["event_date", "published_at"], name="article_event_date"),
+            # Archives, timelines and neighbours read public articles in event-date order:
+            # from this index alone, whatever SQLite's statistics say (with none, or a
+            # sample's, its planner read an archive month through the index above and
+            # every published article's row: 315 ms at 100,000 articles, now 0.09).
+            models.Index(
+                fields=["status", "event_date", "published_at", "id"], name="article_status_event"
+            ),
         ]
 
     def __str__(self):

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from maintenance import statistics
 from news.importer import ImportFailed, import_site
 
 
@@ -23,6 +24,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Restore failed with {len(error.problems)} problem(s); nothing was changed."
             ) from None
+        # A restored site is a big one's worth of new rows: plan its queries from them.
+        statistics.refresh()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Restored {len(result.articles.created)} article(s), {result.tags} topic(s) "

@@ -11,6 +11,7 @@ from django.utils import timezone
 from images.illustrations import illustration
 from images.models import Image, Licence
 from images.uploads import check_upload
+from maintenance import statistics
 from news.importer import import_articles
 from news.models import Article, ArticleAuthor, FrontPin
 from people.models import Author, AuthorLink
@@ -86,6 +87,7 @@ class Command(BaseCommand):
             illustrated = self.illustrate()
             self.choose_front_page()
             self.add_authors()
+            statistics.refresh()
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Loaded {len(result.created)} published articles, one draft and one "
