@@ -90,7 +90,7 @@ def cards(rows):
 
 def render(serials):
     """Render the cards of {article id: serial read with it, None if no card row yet}."""
-    serials = _with_rows(serials)
+    serials = with_rows(serials)
     # As lists read articles: an article unpublished since the list was read has no card.
     articles = Article.objects.for_list().filter(pk__in=serials)
     rendered = {
@@ -106,7 +106,7 @@ def render(serials):
     return rendered
 
 
-def _with_rows(serials):
+def with_rows(serials):
     """A card row for every article without one, so that a change from now on draws a new
     serial for it (``forget``) and a card rendered from what was read before then is not
     kept. Their serials are read back: another request may have made the row first."""
@@ -114,11 +114,8 @@ def _with_rows(serials):
     if not missing:
         return serials
     try:
-        with _brief_wait():
-            ArticleCard.objects.bulk_create(
-                [ArticleCard(article_id=pk, serial=_new_serial()) for pk in missing],
-                ignore_conflicts=True,
-            )
+        with brief_wait():
+            make_rows(missing)
     except DatabaseError as error:
         # Busy (an import holds the write lock) or read-only: expected, not a fault.
         logger.info("Card rows not made this time: %s", error)
@@ -127,14 +124,22 @@ def _with_rows(serials):
     return {**serials, **made}
 
 
+def make_rows(articles):
+    """Card rows, with a serial and nothing kept yet, for ``articles`` (ids) without one."""
+    ArticleCard.objects.bulk_create(
+        [ArticleCard(article_id=pk, serial=_new_serial()) for pk in articles],
+        ignore_conflicts=True,
+    )
+
+
 def keep(rendered, serials):
     """Keep each rendered card where its serial is still the one read before rendering."""
     current = version()
     try:
-        with _brief_wait(), transaction.atomic():
+        with brief_wait(), transaction.atomic():
             for pk, card in rendered.items():
                 if serials.get(pk) is None:
-                    continue  # no card row: not kept (see _with_rows)
+                    continue  # no card row: not kept (see with_rows)
                 ArticleCard.objects.filter(article=pk, serial=serials[pk]).update(
                     version=current,
                     html=card.html,
@@ -148,10 +153,10 @@ def keep(rendered, serials):
 
 
 def forget(articles):
-    """The kept cards of ``articles`` (ids, or a one-column queryset of them) are stale:
-    called in the transaction that changes what they show."""
+    """The kept cards and pages (news.kept) of ``articles`` (ids, or a one-column queryset
+    of them) are stale: called in the transaction that changes what they show."""
     ArticleCard.objects.filter(article__in=articles).update(
-        serial=_new_serial(), version="", html="", event_html=""
+        serial=_new_serial(), version="", html="", event_html="", page_version="", page=None
     )
 
 
@@ -160,7 +165,7 @@ def _new_serial():
 
 
 @contextlib.contextmanager
-def _brief_wait(ms=50):
+def brief_wait(ms=50):
     """A reader's request waits at most ``ms`` for SQLite's write lock (an editor's save or
     an import may hold it for seconds; settings give writes 20 s): a busy database only
     means the cards are kept by a later request."""

@@ -21,6 +21,7 @@ from sources.models import SourceURL
 from .models import (
     Article,
     ArticleAuthor,
+    ArticleCard,
     Correction,
     RelatedLink,
     Source,
@@ -76,12 +77,17 @@ def _queries(alias):
     author_link = _Reader(AuthorLink, "al", connection)
     article = _Reader(Article, "art", connection)
     lead_image = _Reader(Image, "li", connection)
+    # The article's kept page (news.kept), and the serial it was kept under.
+    card = _Reader(
+        ArticleCard, "kc", connection, only={"article_id", "serial", "page_version", "page"}
+    )
     # published()'s rule, with the parameters load_parts passes for each.
     public = {alias: public_condition(alias, connection)[0] for alias in ("a", "m")}
     sql = {
         "article": (
-            f"SELECT {article.sql}, {lead_image.sql} FROM {table(Article)} art "
+            f"SELECT {article.sql}, {lead_image.sql}, {card.sql} FROM {table(Article)} art "
             f"LEFT OUTER JOIN {table(Image)} li ON li.id = art.lead_image_id "
+            f"LEFT OUTER JOIN {table(ArticleCard)} kc ON kc.article_id = art.id "
             "WHERE art.slug = %s"
         ),
         "tags": (
@@ -119,6 +125,7 @@ def _queries(alias):
     readers = {
         "article": article,
         "lead_image": lead_image,
+        "card": card,
         "tag": tag,
         "source": source,
         "correction": correction,
@@ -142,12 +149,14 @@ def load_article(slug, public=True, using="default"):
         row = cursor.fetchone()
     if row is None:
         return None
-    cut = len(read["article"])
+    cut, image_cut = len(read["article"]), len(read["article"]) + len(read["lead_image"])
     article = read["article"].make(row[:cut], connection)
-    image = row[cut:]
+    image, card = row[cut:image_cut], row[image_cut:]
     Article.lead_image.field.set_cached_value(
         article, read["lead_image"].make(image, connection) if image[0] is not None else None
     )
+    # None when no card row was made yet (news.cards.with_rows).
+    article.stored_page = read["card"].make(card, connection) if card[0] is not None else None
     if public and not article.is_published():
         return None
     return article
@@ -182,20 +191,7 @@ def load_parts(article, using="default"):
         cursor.execute(sql["corrections"], [article.pk])
         corrections = [read["correction"].make(row, connection) for row in cursor.fetchall()]
 
-        cursor.execute(sql["related_links"], [*public, *public, article.pk])
-        links, cut = [], len(read["link"])
-        for row in cursor.fetchall():
-            link = read["link"].make(row[:cut], connection)
-            target_row = row[cut : cut + len(read["target"])]
-            if target_row[0] is not None:
-                RelatedLink.target.field.set_cached_value(
-                    link, read["target"].make(target_row, connection)
-                )
-            elif link.target_id is None:
-                RelatedLink.target.field.set_cached_value(link, None)
-            link.target_is_public = bool(row[-2])
-            link.title_match_slug = row[-1]
-            links.append(link)
+        links = _related_links(cursor, article, sql, read, public, connection)
 
         cursor.execute(sql["authorships"], [article.pk])
         authorships, authors = [], {}
@@ -219,15 +215,13 @@ def load_parts(article, using="default"):
                 link = read["author_link"].make(row, connection)
                 author_links[link.author_id].append(link)
 
-    for name, objects in (
-        ("sources", sources),
-        ("corrections", corrections),
-        ("related_links", links),
-        ("authorships", authorships),
-    ):
-        for part in objects:
-            type(part).article.field.set_cached_value(part, article)
-        _fill(article, name, objects)
+    _fill_parts(
+        article,
+        sources=sources,
+        corrections=corrections,
+        related_links=links,
+        authorships=authorships,
+    )
     _fill(article, "tags", tags)
     for pk, same_author in authors.items():
         for author in same_author:
@@ -236,3 +230,44 @@ def load_parts(article, using="default"):
                 AuthorLink.author.field.set_cached_value(link, author)
             _fill(author, "links", author_links[pk])
     return article
+
+
+def load_live_parts(article, tags, using="default"):
+    """What a kept page (news.kept) does not hold: the related links, whose targets'
+    titles and publication change with other articles. ``tags``, (id, name, slug) rows
+    kept with the page, become the article's topics, as load_parts() reads them."""
+    connection = connections[using]
+    sql, read = _queries(using)
+    _, public = public_condition("a", connection)
+    if not hasattr(article, "_prefetched_objects_cache"):
+        article._prefetched_objects_cache = {}
+    with connection.cursor() as cursor:
+        links = _related_links(cursor, article, sql, read, public, connection)
+    _fill_parts(article, related_links=links)
+    _fill(article, "tags", [Tag(pk=pk, name=name, slug=slug) for pk, name, slug in tags])
+    return article
+
+
+def _related_links(cursor, article, sql, read, public, connection):
+    cursor.execute(sql["related_links"], [*public, *public, article.pk])
+    links, cut = [], len(read["link"])
+    for row in cursor.fetchall():
+        link = read["link"].make(row[:cut], connection)
+        target_row = row[cut : cut + len(read["target"])]
+        if target_row[0] is not None:
+            RelatedLink.target.field.set_cached_value(
+                link, read["target"].make(target_row, connection)
+            )
+        elif link.target_id is None:
+            RelatedLink.target.field.set_cached_value(link, None)
+        link.target_is_public = bool(row[-2])
+        link.title_match_slug = row[-1]
+        links.append(link)
+    return links
+
+
+def _fill_parts(article, **parts):
+    for name, objects in parts.items():
+        for part in objects:
+            type(part).article.field.set_cached_value(part, article)
+        _fill(article, name, objects)

@@ -854,6 +854,11 @@ class ArticleCard(models.Model):
     event_html = models.TextField(blank=True)
     # The byline's authors: pages listing the card depend on their names.
     authors = models.JSONField(default=list)
+    # The article's own page, but for what changes with other articles (news.kept): its
+    # head, its text with what surrounds it, and what the page needs to know of it.
+    # Stale with the card, by the same serial.
+    page_version = models.CharField(max_length=16, blank=True)
+    page = models.JSONField(null=True, blank=True)
 
     def __str__(self):
         return f"card of article {self.article_id}"

@@ -29,6 +29,11 @@ def tagged_with(tag_pk):
     return TaggedArticle.objects.filter(tag=tag_pk).values("content_object")
 
 
+def citing(url):
+    """The articles whose kept pages (news.kept) show ``url``'s archived copy."""
+    return Source.objects.filter(url=url).values("article")
+
+
 @receiver([post_save, post_delete], sender=Tag)
 def tag_changed(sender, instance, **kwargs):
     if not kwargs.get("created"):
@@ -52,6 +57,9 @@ def front_pin_changed(sender, instance, **kwargs):
 def image_changed(sender, instance, created, **kwargs):
     # A new image is in no article yet; a deleted one cannot be (PROTECT).
     if not created:
+        # Its words and crops in the kept pages (news.kept) showing it, or their authors'.
+        cards.forget(Article.objects.showing_image(instance).values("pk"))
+        cards.forget(ArticleAuthor.objects.filter(author__photo=instance).values("article"))
         purge.image_changed(instance)
 
 
@@ -62,6 +70,9 @@ def article_changing(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
+    if kwargs.get("created"):
+        # Its card row from the start, so that its first reader keeps its page (news.kept).
+        cards.make_rows([instance.pk])
     cards.forget([instance.pk])
     purge.after_change(instance.pk)
 
@@ -96,11 +107,14 @@ def author_changed(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=AuthorLink)
 def author_link_changed(sender, instance, **kwargs):
+    # The kept pages' JSON-LD lists an author's links (sameAs).
+    cards.forget(ArticleAuthor.objects.filter(author=instance.author_id).values("article"))
     purge.author_changed(instance.author_id)
 
 
 @receiver([post_save, post_delete], sender=Source)
 def source_changed(sender, instance, **kwargs):
+    cards.forget([instance.article_id])  # its kept page lists it (news.kept)
     Article(pk=instance.article_id).refresh_search_extra()
     purge.after_change(instance.article_id)
 
@@ -121,6 +135,7 @@ def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
 
 @receiver([post_save, post_delete], sender=Correction)
 def correction_changed(sender, instance, **kwargs):
+    cards.forget([instance.article_id])  # its kept page shows it (news.kept)
     purge.correction_changed(instance.article_id)
 
 
@@ -135,9 +150,11 @@ def source_url_changing(sender, instance, **kwargs):
 @receiver(post_save, sender=SourceURL)
 def source_url_saved(sender, instance, **kwargs):
     if instance._archive_changed:
+        cards.forget(citing(instance.url))
         purge.source_url_changed(instance.url)
 
 
 @receiver(post_delete, sender=SourceURL)
 def source_url_deleted(sender, instance, **kwargs):
+    cards.forget(citing(instance.url))
     purge.source_url_changed(instance.url)

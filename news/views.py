@@ -14,7 +14,7 @@ from pagecache.dependencies import cached_page, depends_on
 from pagecache.store import remember
 from people.models import Author
 
-from . import cards
+from . import cards, kept
 from .around import around
 from .dependencies import (
     ARTICLE,
@@ -32,7 +32,7 @@ from .dependencies import (
     TOPICS,
     title_key,
 )
-from .detail import load_article, load_parts
+from .detail import load_article, load_live_parts, load_parts
 from .models import Article, ArticleAuthor, Correction, RetiredSlug, tagged, written_by
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
@@ -104,9 +104,14 @@ class ArticleDetailView(DetailView):
     def get_object(self, queryset=None):
         # Staff see drafts and scheduled articles at their real URL (with a banner).
         # Read by hand-written SQL with its parts, as for_detail() would, faster.
-        article = load_article(self.kwargs["slug"], public=not self.can_preview())
+        self.preview = self.can_preview()
+        article = load_article(self.kwargs["slug"], public=not self.preview)
         if article is None:
             raise Http404("No such article.")
+        # Readers get the page's own parts as kept (news.kept), if they are.
+        article.kept_page = None if self.preview else kept.stored(article)
+        if article.kept_page is not None:
+            return load_live_parts(article, article.kept_page["tags"])
         return load_parts(article)
 
     def get(self, request, *args, **kwargs):
@@ -134,6 +139,9 @@ class ArticleDetailView(DetailView):
         referenced_by, more_on_topics, topic, previous, following = around(article, topic_sizes())
         related_links = [link for link in article.related_links.all() if link.is_public]
         shown = [*referenced_by, *more_on_topics, *(a for a in (previous, following) if a)]
+        page = article.kept_page
+        if page is None:
+            page = self.render_page(article)
         depends_on(
             self.request,
             ARTICLE(article.pk),
@@ -145,28 +153,39 @@ class ArticleDetailView(DetailView):
             *ARTICLE.each(link.target_id for link in related_links if link.target_id),
             *(title_key(link.title) for link in related_links if not link.target_id),
             *ARTICLE.each(item.pk for item in shown),
-            *AUTHOR.each(author.pk for author in article.byline),
+            *AUTHOR.each(page["authors"]),
             # An archived copy an editor sets for a dead source shows next to it.
-            *SOURCE.each(source.url for source in article.sources.all() if source.url),
+            *SOURCE.each(page["sources"]),
         )
-        corrections, updates = article.notices
         return super().get_context_data(
-            corrections=corrections,
-            updates=updates,
+            page=kept.html(page, self.request, article),
             related_links=related_links,
             referenced_by=referenced_by,
             more_on_topics=more_on_topics,
             topic=topic,
             previous_article=previous,
             next_article=following,
-            structured_data=article.structured_data(
+            **kwargs,
+        )
+
+    def render_page(self, article):
+        """The page's own parts (news.kept), rendered, and kept for readers."""
+        corrections, updates = article.notices
+        page = kept.render(
+            self.request,
+            article,
+            corrections,
+            updates,
+            article.structured_data(
                 self.request.build_absolute_uri(article.get_absolute_url()),
                 organization(self.request),
                 byline_structured_data(self.request, article.byline),
                 self.request.build_absolute_uri,
             ),
-            **kwargs,
         )
+        if not self.preview:
+            kept.keep(article, page)
+        return page
 
 
 @cached_page(NAV, TOPICS)

@@ -26,9 +26,9 @@ PAGES = {
     # tags and authors they show. (The first request renders them; it is not counted.)
     "/": 1,
     "/?page=2": 1,
-    # article, tags, sources (with their archived copies), corrections and updates,
-    # related links, authors, the authors' links (JSON-LD), everything else it lists
-    "ARTICLE": 8,
+    # The article with its page's own parts kept (news.kept), its related links,
+    # everything else it lists. (The first request renders and keeps them.)
+    "ARTICLE": 3,
     # Topic counts and archive months are kept in the cache until a change (topics.py).
     "/tags/": 0,
     "/tags/python/": 1,  # a page of the topic's cards
