@@ -66,7 +66,7 @@ BODY = "<skillo-body>"
 
 
 @functools.cache
-def _code_digest():
+def code_digest():
     digest = hashlib.blake2b(f"{FORMAT}\n".encode(), digest_size=8)
     for name in TEMPLATES:
         digest.update(get_template(name).template.source.encode())
@@ -78,7 +78,7 @@ def _code_digest():
 def version():
     """Of the templates and code, as deployed, and of the static file names a head shows
     (Skillo's logo, in the JSON-LD: its hashed name changes with the file)."""
-    digest = _code_digest().copy()
+    digest = code_digest().copy()
     digest.update(static("icons/skillo-512.png").encode())
     return digest.hexdigest()
 
