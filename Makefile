@@ -143,7 +143,8 @@ SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
   tests/varnish
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"
-PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) $(VENV)/bin/pytest -m browser
+PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/browser-tests.sqlite3 \
+  $(VENV)/bin/pytest -m browser
 
 test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	@echo "Six test runs side by side (each shown when it ends)."

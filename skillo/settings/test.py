@@ -20,3 +20,10 @@ IMAGE_AVIF_SPEED = 10
 # No Varnish in front of the test suite, whatever the environment says (tests/varnish
 # configure their own).
 SKILLO_VARNISH_PURGE_URLS = []
+
+# The browser tests' live server answers a page's requests at once (the change form, its
+# preview, its autosave). An in-memory SQLite database is shared between threads through
+# SQLite's shared cache, whose table locks fail at once ("database table is locked")
+# where a file's locks wait out the busy timeout: make test's browser run names a file.
+if os.environ.get("SKILLO_TEST_DATABASE_FILE") and "sqlite" in DATABASES["default"]["ENGINE"]:  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["SKILLO_TEST_DATABASE_FILE"]}  # noqa: F405
