@@ -57,14 +57,21 @@ class Card:
     event_html: SafeString
 
 
+def code_digest(templates, modules, format):
+    """A hash of what kept HTML is made with: templates' sources and modules' code (and
+    a number to raise for any other change), for cards here and pages (news.kept)."""
+    digest = hashlib.blake2b(f"{format}\n".encode(), digest_size=8)
+    for name in templates:
+        digest.update(get_template(name).template.source.encode())
+    for name in modules:
+        digest.update(Path(importlib.import_module(name).__file__).read_bytes())
+    return digest
+
+
 @functools.cache
 def version():
     """Of the card's template and code, as deployed: kept cards of another are stale."""
-    digest = hashlib.blake2b(f"{FORMAT}\n".encode(), digest_size=8)
-    digest.update(get_template(TEMPLATE).template.source.encode())
-    for name in CODE:
-        digest.update(Path(importlib.import_module(name).__file__).read_bytes())
-    return digest.hexdigest()
+    return code_digest([TEMPLATE], CODE, FORMAT).hexdigest()
 
 
 def rows(articles):

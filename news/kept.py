@@ -25,13 +25,10 @@ Editors' previews neither read nor keep pages: they may show what readers must n
 """
 
 import functools
-import hashlib
-import importlib
 import logging
-from pathlib import Path
 
 from django.db import DatabaseError
-from django.template.loader import get_template, render_to_string
+from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.utils.safestring import mark_safe
 
@@ -67,12 +64,7 @@ BODY = "<skillo-body>"
 
 @functools.cache
 def code_digest():
-    digest = hashlib.blake2b(f"{FORMAT}\n".encode(), digest_size=8)
-    for name in TEMPLATES:
-        digest.update(get_template(name).template.source.encode())
-    for name in CODE:
-        digest.update(Path(importlib.import_module(name).__file__).read_bytes())
-    return digest
+    return cards.code_digest(TEMPLATES, CODE, FORMAT)
 
 
 def version():

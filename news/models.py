@@ -855,7 +855,8 @@ class ArticleCard(models.Model):
     # The byline's authors: pages listing the card depend on their names.
     authors = models.JSONField(default=list)
     # The article's own page, but for what changes with other articles (news.kept): its
-    # head, its text with what surrounds it, and what the page needs to know of it.
+    # head, what surrounds its text (the text stays in the article's row), and what the
+    # page needs to know of it.
     # Stale with the card, by the same serial.
     page_version = models.CharField(max_length=16, blank=True)
     page = models.JSONField(null=True, blank=True)
