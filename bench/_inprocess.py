@@ -19,7 +19,8 @@ def pick_urls():
     from django.db.models import Count
     from django.urls import reverse
 
-    from news.models import Article, public_tags
+    from news.models import Article
+    from news.topics import all_topics
     from people.models import Author
 
     published = Article.objects.published()
@@ -35,7 +36,7 @@ def pick_urls():
         .order_by("-published_at")
         .first()
     ) or published.order_by("-published_at").first()
-    tag = public_tags().order_by("-article_count", "name").first()
+    tag = min(all_topics(), key=lambda topic: (-topic.article_count, topic.name))
     years = published.dates("event_date", "year")
     # The year before the latest one is complete: a full archive page.
     year = years[max(0, len(years) - 2)].year

@@ -244,19 +244,6 @@ def byline_prefetch(queryset=None, *, names_only=False):
     )
 
 
-def public_tags():
-    """Tags with at least one published article, each with its count of them and the
-    latest change among them (``latest_change``, for the sitemap)."""
-    return (
-        Tag.objects.filter(article__in=Article.objects.published())
-        .annotate(
-            article_count=models.Count("article", distinct=True),
-            latest_change=models.Max("article__updated_at"),
-        )
-        .order_by("name")
-    )
-
-
 class Article(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"

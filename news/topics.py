@@ -51,8 +51,8 @@ def _count_topics():
     """(id, name, slug, published articles) of every topic with any, by name.
 
     The counts come from the tag index alone, grouped by tag id, and the names from the
-    tags: grouped by every column of a join of tags, taggings and articles (public_tags()),
-    the same count took 1.5 s at 100,000 articles on SQLite; this takes 0.25 s. Every app
+    tags: grouped by every column of a join of tags, taggings and articles, as it was, the
+    same count took 1.5 s at 100,000 articles on SQLite; this takes 0.25 s. Every app
     process counts once per change when the cache is its own memory (make serve).
     """
     counts = _per_topic(Count("*"))
