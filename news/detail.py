@@ -170,13 +170,20 @@ def _fill(instance, name, objects):
     instance._prefetched_objects_cache[name] = queryset
 
 
-def load_parts(article, using="default"):
-    """Read ``article``'s parts as ``for_detail()`` would have prefetched them."""
+def _reading(article, using):
+    """The connection, queries and row readers, and published()'s parameters, for
+    reading ``article``'s parts into its prefetch cache."""
     connection = connections[using]
     sql, read = _queries(using)
     _, public = public_condition("a", connection)
     if not hasattr(article, "_prefetched_objects_cache"):
         article._prefetched_objects_cache = {}
+    return connection, sql, read, public
+
+
+def load_parts(article, using="default"):
+    """Read ``article``'s parts as ``for_detail()`` would have prefetched them."""
+    connection, sql, read, public = _reading(article, using)
     with connection.cursor() as cursor:
         cursor.execute(sql["tags"], [article.pk])
         tags = [read["tag"].make(row, connection) for row in cursor.fetchall()]
@@ -236,11 +243,7 @@ def load_live_parts(article, tags, using="default"):
     """What a kept page (news.kept) does not hold: the related links, whose targets'
     titles and publication change with other articles. ``tags``, (id, name, slug) rows
     kept with the page, become the article's topics, as load_parts() reads them."""
-    connection = connections[using]
-    sql, read = _queries(using)
-    _, public = public_condition("a", connection)
-    if not hasattr(article, "_prefetched_objects_cache"):
-        article._prefetched_objects_cache = {}
+    connection, sql, read, public = _reading(article, using)
     with connection.cursor() as cursor:
         links = _related_links(cursor, article, sql, read, public, connection)
     _fill_parts(article, related_links=links)
