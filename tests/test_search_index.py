@@ -4,6 +4,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from news.models import Article
+from search import index
 from search.query import search
 from tests.factories import ArticleFactory
 
@@ -58,3 +60,42 @@ def test_postgresql_keeps_each_search_vector_in_its_row():
             "WHERE attrelid = 'news_article'::regclass AND attname = 'search_vector'"
         )
         assert cursor.fetchone() == ("m",)
+
+
+sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 index")
+
+
+@sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_a_save_that_changes_no_text_leaves_the_search_index_alone():
+    """Each re-indexing adds a segment that every later search reads (search.index)."""
+    article = ArticleFactory(title="Zeppelin release notes")
+    index.tidy()
+    assert index.segments() == 1
+    article.status = Article.Status.DRAFT
+    article.save()
+    assert index.segments() == 1
+    article.title = "Airship release notes"
+    article.save()
+    assert index.segments() == 2
+
+
+@sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_tidy_database_merges_the_edited_index_and_search_finds_the_edits(capsys):
+    articles = [ArticleFactory(title=f"Zeppelin {n} release notes") for n in range(3)]
+    articles[1].title = "Airship release notes"
+    articles[1].save()
+    assert index.segments() > 1
+    call_command("tidy_database")
+    assert "segments merged into 1" in capsys.readouterr().out
+    assert index.segments() == 1
+    assert [found.pk for found in search("airship")] == [articles[1].pk]
+    assert {found.pk for found in search("zeppelin")} == {articles[0].pk, articles[2].pk}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's autovacuum")
+@pytest.mark.django_db
+def test_tidy_database_says_postgresql_needs_nothing(capsys):
+    call_command("tidy_database")
+    assert "Nothing to do on postgresql" in capsys.readouterr().out
