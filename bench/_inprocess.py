@@ -2,7 +2,7 @@
 seeded database and times each page in-process (django.test.Client), printing JSON.
 
     DJANGO_SETTINGS_MODULE=bench.settings DATABASE_URL=... PAGE_CACHE=0 \\
-        python -m bench._inprocess [--repeat 11] [--pick-only | --count-only]
+        python -m bench._inprocess [--repeat 11] [--pick-only | --count-only | --only PAGE]
 """
 
 import argparse
@@ -131,6 +131,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--pick-only", action="store_true", help="the URLs, no timing")
     parser.add_argument("--count-only", action="store_true", help="how many articles")
+    parser.add_argument("--only", metavar="PAGE", help="time this page alone, e.g. article")
     args = parser.parse_args()
 
     import django
@@ -148,6 +149,8 @@ def main():
     if not args.pick_only:
         client = Client(HTTP_HOST="127.0.0.1")
         for name, path in pages:
+            if args.only and name != args.only:
+                continue
             queries, median_ms, p99_ms = measure(client, path, args.repeat)
             print(
                 f"  {name:<24} {queries:>3} queries {median_ms:>8.1f} ms, p99 {p99_ms:>8.1f} ms",
@@ -156,7 +159,8 @@ def main():
             results.append(
                 {"page": name, "queries": queries, "median_ms": median_ms, "p99_ms": p99_ms}
             )
-        results.append(measure_minimal_view(client, dict(pages)["article"], args.repeat))
+        if not args.only:
+            results.append(measure_minimal_view(client, dict(pages)["article"], args.repeat))
     json.dump({"pages": pages, "results": results}, sys.stdout)
 
 

@@ -39,6 +39,7 @@ object to stdout; progress goes to stderr.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -136,26 +137,41 @@ def prepare_database(env, posts):
     return seconds
 
 
-def measure_reference(posts=1000, repeat=21):
-    """The reference's blog post page, timed in-process on a fresh database of ``posts``
-    posts: {"django", "wagtail", "posts", "queries", "median_ms", "p99_ms",
-    "minimal_median_ms"} (times in milliseconds, median and p99 of ``repeat`` requests,
-    the minimal view's median as the yardstick)."""
+@contextlib.contextmanager
+def reference_site(posts=1000):
+    """A freshly seeded reference site of ``posts`` posts, for as long as the block
+    lasts: yields ``measure(repeat)``, which times its blog post page in a new process
+    each call and returns {"django", "wagtail", "posts", "queries", "median_ms",
+    "p99_ms", "minimal_median_ms"} (milliseconds: the median and p99 of ``repeat``
+    requests, and the minimal view's median as the yardstick)."""
     ensure_venv()
     with tempfile.TemporaryDirectory(prefix="skillo-bench-wagtail-") as folder:
         env = reference_env(Path(folder) / "reference.sqlite3")
         prepare_database(env, posts)
-        log(f"Timing the blog post page ({repeat} requests)")
-        result = run(
-            [str(VENV_PYTHON), "measure.py", "--repeat", str(repeat)],
-            env=env, timeout=600, stdout=subprocess.PIPE,
-        )  # fmt: skip
-    try:
-        measured = json.loads(result.stdout)
-    except ValueError as error:
-        raise BenchError(f"measure.py printed no JSON: {result.stdout[:200]!r}") from error
-    keys = ("django", "wagtail", "posts", "queries", "median_ms", "p99_ms", "minimal_median_ms")
-    return {key: measured[key] for key in keys}
+
+        def measure(repeat):
+            log(f"Timing the blog post page ({repeat} requests)")
+            result = run(
+                [str(VENV_PYTHON), "measure.py", "--repeat", str(repeat)],
+                env=env, timeout=600, stdout=subprocess.PIPE,
+            )  # fmt: skip
+            try:
+                measured = json.loads(result.stdout)
+            except ValueError as error:
+                raise BenchError(f"measure.py printed no JSON: {result.stdout[:200]!r}") from error
+            keys = (
+                "django", "wagtail", "posts", "queries", "median_ms", "p99_ms",
+                "minimal_median_ms",
+            )  # fmt: skip
+            return {key: measured[key] for key in keys}
+
+        yield measure
+
+
+def measure_reference(posts=1000, repeat=21):
+    """The reference's blog post page, timed once on a fresh site (see reference_site)."""
+    with reference_site(posts) as measure:
+        return measure(repeat)
 
 
 def main():
