@@ -17,6 +17,9 @@ from django.utils import timezone
 from . import models
 
 COLUMNS = "a.id, a.title, a.slug, a.event_date, a.published_at"
+# The same, as instances are made from them (from_db: a third of the cost of keywords,
+# which work out every other field's default).
+NAMES = ["id", "title", "slug", "event_date", "published_at"]
 REFERENCING_LIMIT = 50
 MORE_LIMIT = 5
 # "More on these topics" ranks the newest articles of the article's topics (by id, which
@@ -146,12 +149,10 @@ def around(article, sizes, using="default"):
     found = {"refs": [], "more": [], "previous": [], "next": []}
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(selects), params)
-        for kind, pk, title, slug, event_date, published_at in cursor.fetchall():
-            row = models.Article(pk=pk, title=title, slug=slug, event_date=event_date)
-            if timezone.is_naive(published_at):  # SQLite keeps UTC without a zone
-                published_at = published_at.replace(tzinfo=UTC)
-            row.published_at = published_at
-            found[kind].append(row)
+        for kind, *values in cursor.fetchall():
+            if timezone.is_naive(values[-1]):  # SQLite keeps UTC without a zone
+                values[-1] = values[-1].replace(tzinfo=UTC)
+            found[kind].append(models.Article.from_db(using, NAMES, values))
     return (
         found["refs"],
         found["more"],
