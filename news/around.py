@@ -110,13 +110,19 @@ def _neighbours(article, topic, sizes, public, date, published):
     )
     earlier_params = [date, date, published, date, published, article.pk]
     base = f"SELECT {COLUMNS} FROM news_article a WHERE {public} AND a.id <> %s AND {condition}"
+    # The event date's bound, besides the exact order above: it lets the index on
+    # (status, event date, ...) be walked from the article outwards until one of the
+    # topic's articles turns up. Without it, for a big topic (checked article by article)
+    # SQLite walked every published article and sorted them: 540 ms at 100,000.
     previous = (
-        f"{base} AND {earlier} ORDER BY a.event_date DESC, a.published_at DESC, a.id DESC LIMIT 1"
+        f"{base} AND a.event_date <= %s AND {earlier} "
+        "ORDER BY a.event_date DESC, a.published_at DESC, a.id DESC LIMIT 1"
     )
     following = (
-        f"{base} AND NOT {earlier} ORDER BY a.event_date ASC, a.published_at ASC, a.id ASC LIMIT 1"
+        f"{base} AND a.event_date >= %s AND NOT {earlier} "
+        "ORDER BY a.event_date ASC, a.published_at ASC, a.id ASC LIMIT 1"
     )
-    return previous, following, [article.pk, *condition_params, *earlier_params]
+    return previous, following, [article.pk, *condition_params, date, *earlier_params]
 
 
 def around(article, sizes, using="default"):
