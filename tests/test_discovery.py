@@ -7,6 +7,7 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.utils import timezone
 
+from news import around
 from news.models import RelatedLink
 
 from .conftest import count_queries
@@ -451,6 +452,18 @@ def test_tag_timeline_orders_by_event_date(client):
     ) in page
 
 
+# Small topics list their articles; bigger ones are walked by event date (news.around).
+walked_or_listed = pytest.mark.parametrize("walked", [False, True], ids=["listed", "walked"])
+
+
+@pytest.fixture
+def neighbours(monkeypatch, walked):
+    if walked:
+        monkeypatch.setattr(around, "NEIGHBOURS_LISTED", 0)
+
+
+@walked_or_listed
+@pytest.mark.usefixtures("neighbours")
 def test_article_shows_previous_and_next_by_event_date_on_its_first_tag(client):
     first = dated("PyTorch 2.0", date(2023, 3, 15), tags=["ai", "pytorch"])
     middle = dated("PyTorch 2.1", date(2023, 10, 4), tags=["ai", "pytorch"])
@@ -462,6 +475,23 @@ def test_article_shows_previous_and_next_by_event_date_on_its_first_tag(client):
     assert f'Previous: <a href="{first.get_absolute_url()}" rel="prev">' in page
     assert f'Next: <a href="{last.get_absolute_url()}" rel="next">' in page
     assert "draft" not in page and "scheduled" not in page and "Other topic" not in page
+
+
+@walked_or_listed
+@pytest.mark.usefixtures("neighbours")
+def test_neighbours_on_the_same_event_date_go_by_publication_time(client):
+    now = timezone.now()
+    earlier, middle, later = (
+        ArticleFactory(
+            title=title, tags=["ai"], event_date=date(2024, 5, 1),
+            published_at=now - timedelta(hours=hours),
+        )
+        for title, hours in (("Earlier", 3), ("Middle", 2), ("Later", 1))
+    )  # fmt: skip
+    ArticleFactory(title="Day before", tags=["ai"], event_date=date(2024, 4, 30))
+    page = client.get(middle.get_absolute_url()).content.decode()
+    assert f'Previous: <a href="{earlier.get_absolute_url()}" rel="prev">' in page
+    assert f'Next: <a href="{later.get_absolute_url()}" rel="next">' in page
 
 
 @pytest.mark.parametrize("url", ["/archive/2024/", "/tags/pytorch/timeline/"])

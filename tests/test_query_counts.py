@@ -101,10 +101,12 @@ def test_public_page_query_counts(client, n):
 @pytest.mark.parametrize("big", [False, True])
 def test_big_and_small_topics_list_the_same_articles(client, monkeypatch, big):
     """Big topics are read through EXISTS, small ones through a join: same pages."""
+    import news.around
     import news.models
 
     if big:
         monkeypatch.setattr(news.models, "BIG_TOPIC", 0)
+        monkeypatch.setattr(news.around, "NEIGHBOURS_LISTED", 0)
     older = ArticleFactory(title="Older", tags=["python"], event_date=date(2024, 1, 1))
     middle = ArticleFactory(title="Middle", tags=["python"], event_date=date(2024, 2, 1))
     newer = ArticleFactory(title="Newer", tags=["python"], event_date=date(2024, 3, 1))

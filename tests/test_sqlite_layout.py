@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from news import around
 from news import models as news_models
 from news.models import Article
 from tests.factories import ArticleFactory
@@ -99,7 +100,7 @@ def test_an_articles_neighbours_in_a_big_topic_are_found_from_its_date_outwards(
     """Previous and next in a big topic (checked article by article) walk the index on
     event dates from the article's own: the planner walked every published article and
     sorted them instead, 540 ms for one article page at 100,000 articles."""
-    monkeypatch.setattr(news_models, "BIG_TOPIC", 10)
+    monkeypatch.setattr(around, "NEIGHBOURS_LISTED", 10)
     articles = [
         ArticleFactory(tags=["python"], event_date=date(2025, 7, day)) for day in range(1, 26)
     ]
