@@ -81,3 +81,22 @@ print(href, css.status_code, b"prefers-color-scheme" in b"".join(css), cache)
     assert href.startswith("/static/css/skillo.") and href != "/static/css/skillo.css"
     assert (status, has_css) == ("200", "True")
     assert "immutable" in cache
+
+
+CONNECTION = (
+    "import django; django.setup(); from django.db import connection; "
+    "from django.conf import settings; connection.ensure_connection(); "
+    "cursor = connection.cursor(); cursor.execute('PRAGMA cache_size'); "
+    "print(settings.DATABASES['default']['CONN_MAX_AGE'], cursor.fetchone()[0])"
+)
+
+
+def test_production_keeps_each_processs_connection_and_a_bigger_sqlite_cache(tmp_path):
+    """A new connection per request made SQLite read every page from the file again."""
+    result = run(CONNECTION, tmp_path, **GOOD, CONN_MAX_AGE=None)
+    assert result.stdout.split() == ["60", str(-64 * 1024)], result.stderr
+
+
+def test_the_environment_sets_the_connections_age_and_the_sqlite_cache(tmp_path):
+    result = run(CONNECTION, tmp_path, **GOOD, CONN_MAX_AGE="0", SQLITE_CACHE_MB="8")
+    assert result.stdout.split() == ["0", str(-8 * 1024)], result.stderr

@@ -160,12 +160,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     #   editor is told the database was busy (skillo.outage);
     # - synchronous=FULL: a save acknowledged to an editor survives a power cut too
     #   (NORMAL would only survive a crash of the process); at a newsroom's rate of
-    #   writes its cost, one fsync per commit, is not felt.
+    #   writes its cost, one fsync per commit, is not felt;
+    # - a page cache of SQLITE_CACHE_MB per connection instead of SQLite's 2 MB: with
+    #   the connection kept (CONN_MAX_AGE, on in production), the pages a request reads
+    #   stay in the process for the next, instead of being read from the file again.
+    cache_kib = int(os.environ.get("SQLITE_CACHE_MB", "64")) * 1024
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "transaction_mode": "IMMEDIATE",
             "timeout": float(os.environ.get("SQLITE_BUSY_TIMEOUT", "20")),
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+            "init_command": (
+                f"PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-{cache_kib};"
+            ),
         }
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
