@@ -29,15 +29,12 @@ def tidy(using="default"):
     """Merge the index's segments into one; the number of merge steps it took (none when
     the index is already one segment, which costs a millisecond to find out)."""
     connection = connections[using]
-    if connection.vendor != "sqlite":
+    if segments(using) is None:  # PostgreSQL, or search's migrations undone or not run
         return 0
     connection.ensure_connection()
     database = connection.connection
     steps = 0
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM sqlite_master WHERE name = %s", [FTS_TABLE])
-        if cursor.fetchone() is None:  # search's migrations undone, or not yet run
-            return 0
         while True:
             before = database.total_changes
             # A negative size merges every segment into one, as 'optimize' does, a step
