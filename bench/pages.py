@@ -69,6 +69,8 @@ from bench._server import (
 from bench.reference import reference_site
 
 MINIMAL = "minimal view"
+# bench/urls.py's MINIMAL_PATH (that module needs Django's settings, this process has none).
+MINIMAL_PATH = "/bench/minimal/"
 REFERENCE_ROUNDS = 5
 
 
@@ -115,11 +117,11 @@ def measure_http(server, pages, args):
         server.get("/robots.txt", timeout=300)
         return figures
 
-    run("/bench/minimal/", args.warmup)
+    run(MINIMAL_PATH, args.warmup)
     for name, path in pages:
         server.get(path)  # a 200, or stop here
         run(path, args.warmup)
-        page, floor = run(path), run("/bench/minimal/")
+        page, floor = run(path), run(MINIMAL_PATH)
         if page["not_2xx"] or floor["not_2xx"]:
             raise BenchError(f"{name}: answers other than 2xx under load: {page}, {floor}")
         if floor["socket_errors"] or not floor["requests"]:
@@ -228,6 +230,13 @@ def measure_front(env, path, args, workdir, database, size):
                 run("Varnish in front of gunicorn", varnish.base_url + path)
     with Gunicorn(env, folder / "serve.log", workers=serve_workers) as server:
         run(f"gunicorn as make serve runs it ({serve_workers} workers)", server.base_url + path)
+        # The measure of make serve: the cached page against the minimal view
+        # served by the same processes, both asked as the first table asks (no gzip).
+        for name, url in (("article", path), (MINIMAL, MINIMAL_PATH)):
+            wrk(server.base_url + url, args.warmup, args.connections, args.threads)
+            result = wrk(server.base_url + url, args.duration, args.connections, args.threads)
+            log(f"  make serve's workers, {name:<31} {result['rps']:>8.0f} req/s")
+            figures.append({"database": database, "articles": size, "serve": name, **result})
     if find_nginx() is None:
         log("   nginx not found (apt-get install -y nginx): no row")
     else:
@@ -239,7 +248,7 @@ def measure_front(env, path, args, workdir, database, size):
         page.write_bytes(gzip.decompress(body) if encoding == "gzip" else body)
         with nginx:
             run("nginx, the same page as a static file", nginx.base_url + "/article.html")
-    floor = next((row["rps"] for row in figures if row["server"].startswith("nginx")), None)
+    floor = next((row["rps"] for row in figures if row.get("server", "").startswith("nginx")), None)
     for row in figures:
         row["to_nginx"] = row["rps"] / floor if floor else None
     return figures
@@ -252,10 +261,29 @@ def print_front_table(rows):
     print("| database | articles | server | req/s | p50 ms | p99 ms | ratio to nginx |")
     print("|---|---|---|---:|---:|---:|---:|")
     for row in rows:
+        if "server" not in row:
+            continue
         ratio = "" if row["to_nginx"] is None else f"{row['to_nginx']:.2f}"
         print(
             f"| {row['database']} | {row['articles']:,} | {row['server']} | {row['rps']:,.0f} "
             f"| {row['p50_us'] / 1000:,.2f} | {row['p99_us'] / 1000:,.2f} | {ratio} |"
+        )
+    served = {(r["database"], r["articles"], r["serve"]): r for r in rows if "serve" in r}
+    if not served:
+        return
+    print()
+    print("make serve's workers: the cached article page against the minimal view on the same")
+    print("server (no gzip asked, as in the first table):")
+    print()
+    print("| database | articles | article req/s | minimal view req/s | ratio |")
+    print("|---|---|---:|---:|---:|")
+    for (database, articles, name), row in served.items():
+        if name != "article":
+            continue
+        floor = served[(database, articles, MINIMAL)]["rps"]
+        print(
+            f"| {database} | {articles:,} | {row['rps']:,.0f} | {floor:,.0f} "
+            f"| {row['rps'] / floor:.2f} |"
         )
 
 
