@@ -203,11 +203,15 @@ def measure_front(env, path, args, workdir, database, size):
     folder.mkdir(exist_ok=True)
     figures = []
 
-    def run(name, url):
-        wrk(url, args.warmup, args.connections, args.threads, headers=FRONT_HEADERS)
-        result = wrk(url, args.duration, args.connections, args.threads, headers=FRONT_HEADERS)
+    def measure(name, url, headers=FRONT_HEADERS):
+        wrk(url, args.warmup, args.connections, args.threads, headers=headers)
+        result = wrk(url, args.duration, args.connections, args.threads, headers=headers)
         if result["not_2xx"] or result["socket_errors"]:
             raise BenchError(f"{name}: errors under load: {result}")
+        return result
+
+    def run(name, url):
+        result = measure(name, url)
         if not result["requests"]:
             # Seen once (make serve's workers on a 1.5 GB SQLite file): say so in the row.
             log(f"  {name}: no answer in {args.duration} s: {result}")
@@ -233,8 +237,7 @@ def measure_front(env, path, args, workdir, database, size):
         # The measure of make serve: the cached page against the minimal view
         # served by the same processes, both asked as the first table asks (no gzip).
         for name, url in (("article", path), (MINIMAL, MINIMAL_PATH)):
-            wrk(server.base_url + url, args.warmup, args.connections, args.threads)
-            result = wrk(server.base_url + url, args.duration, args.connections, args.threads)
+            result = measure(name, server.base_url + url, headers=())
             log(f"  make serve's workers, {name:<31} {result['rps']:>8.0f} req/s")
             figures.append({"database": database, "articles": size, "serve": name, **result})
     if find_nginx() is None:
