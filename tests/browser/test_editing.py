@@ -132,8 +132,10 @@ def test_admin_pages_run_under_the_content_security_policy(new_page, site, artif
         "/admin/news/article/wanted/",
         "/admin/editorial/factsdue/",
     ):
-        page.goto(site + path)
-        page.wait_for_load_state("networkidle")
+        # Until the load event: the page's scripts and styles have run by then. Not
+        # "networkidle", which Playwright discourages: CI once waited 30 s for it.
+        page.goto(site + path, wait_until="load")
+        expect(page.locator("#content")).to_be_visible()
     # The preview pane is filled by the admin's own script: scripts do run.
     page.goto(f"{site}/admin/news/article/{article.pk}/change/")
     preview = page.frame_locator("#markdown-preview iframe")
