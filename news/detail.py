@@ -162,7 +162,7 @@ def load_article(slug, public=True, using="default"):
     return article
 
 
-def _fill(instance, name, objects):
+def fill_prefetched(instance, name, objects):
     """Put ``objects`` where a prefetch of ``name`` would: ``instance.<name>.all()``."""
     queryset = getattr(instance, name).get_queryset()
     queryset._result_cache = objects
@@ -229,13 +229,13 @@ def load_parts(article, using="default"):
         related_links=links,
         authorships=authorships,
     )
-    _fill(article, "tags", tags)
+    fill_prefetched(article, "tags", tags)
     for pk, same_author in authors.items():
         for author in same_author:
             author._prefetched_objects_cache = {}
             for link in author_links[pk]:
                 AuthorLink.author.field.set_cached_value(link, author)
-            _fill(author, "links", author_links[pk])
+            fill_prefetched(author, "links", author_links[pk])
     return article
 
 
@@ -247,7 +247,7 @@ def load_live_parts(article, tags, using="default"):
     with connection.cursor() as cursor:
         links = _related_links(cursor, article, sql, read, public, connection)
     _fill_parts(article, related_links=links)
-    _fill(article, "tags", [Tag(pk=pk, name=name, slug=slug) for pk, name, slug in tags])
+    fill_prefetched(article, "tags", [Tag(pk=pk, name=name, slug=slug) for pk, name, slug in tags])
     return article
 
 
@@ -273,4 +273,4 @@ def _fill_parts(article, **parts):
     for name, objects in parts.items():
         for part in objects:
             type(part).article.field.set_cached_value(part, article)
-        _fill(article, name, objects)
+        fill_prefetched(article, name, objects)

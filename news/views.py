@@ -11,11 +11,11 @@ from django.views.generic import DetailView, ListView, TemplateView
 from images.cards import card_key, ensure_title_card
 from images.views import media
 from pagecache.dependencies import cached_page, depends_on
-from pagecache.store import remember
 from people.models import Author
 
 from . import cards, kept
 from .around import around
+from .authors import get_author_or_404
 from .dependencies import (
     ARTICLE,
     AUTHOR,
@@ -33,7 +33,7 @@ from .dependencies import (
     title_key,
 )
 from .detail import load_article, load_live_parts, load_parts
-from .models import Article, ArticleAuthor, Correction, RetiredSlug, tagged, written_by
+from .models import Article, Correction, RetiredSlug, tagged, written_by
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
 from .templatetags.news import byline_structured_data, organization
@@ -241,17 +241,9 @@ class AuthorDetailView(ArticlesPageMixin, ListView):
     template_name = "news/author_detail.html"
 
     def get_queryset(self):
-        self.author = get_object_or_404(
-            Author.objects.select_related("photo").prefetch_related("links"),
-            slug=self.kwargs["slug"],
-        )
+        self.author, bylines = get_author_or_404(self.kwargs["slug"])
         pk = self.author.pk
         depends_on(self.request, AUTHOR(pk), AUTHOR_ARTICLES(pk))
-        bylines = remember(
-            f"author:{pk}:bylines",
-            [AUTHOR_ARTICLES(pk)],
-            lambda: ArticleAuthor.objects.filter(author=pk).count(),
-        )
         return Article.objects.published().filter(written_by(pk, bylines))
 
     def get_context_data(self, **kwargs):

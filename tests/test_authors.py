@@ -19,7 +19,7 @@ from news.textformat import format_article
 from people.models import Author
 
 from .conftest import count_queries
-from .factories import ArticleFactory, AuthorFactory, AuthorLinkFactory
+from .factories import ArticleFactory, AuthorFactory, AuthorLinkFactory, ImageFactory
 from .test_admin import form_data
 
 pytestmark = pytest.mark.django_db
@@ -118,11 +118,49 @@ def test_the_author_page_is_paginated_newest_first(client, ada, settings):
 
 
 @pytest.mark.parametrize("n", [1, 25])
-def test_the_author_page_makes_three_queries_whatever_it_lists(client, ada, n):
+def test_the_author_page_makes_one_query_whatever_it_lists(client, ada, n):
     for i in range(n):
         ArticleFactory(authors=[ada, f"Co-author {i}"], tags=[f"t{i}", "common"])
-    # The author, their links, a page of their articles' kept cards.
-    assert count_queries(client, "/authors/ada-lovelace/") == 3
+    # A page of their articles' kept cards: the author is remembered (news.authors).
+    assert count_queries(client, "/authors/ada-lovelace/") == 1
+
+
+def test_the_author_page_shows_each_change_to_the_remembered_author(client, ada):
+    ArticleFactory(title="Her story", authors=[ada])
+    assert "Analyst" in client.get("/authors/ada-lovelace/").content.decode()
+
+    ada.role = "Chief analyst"
+    ada.save()
+    assert "Chief analyst" in client.get("/authors/ada-lovelace/").content.decode()
+
+    AuthorLinkFactory(author=ada, label="GitHub", url="https://github.example/ada")
+    assert (
+        'href="https://github.example/ada"' in client.get("/authors/ada-lovelace/").content.decode()
+    )
+
+    ada.links.get(label="Website").delete()
+    assert "https://ada.example/" not in client.get("/authors/ada-lovelace/").content.decode()
+
+    ada.slug = "countess-lovelace"
+    ada.save()
+    assert client.get("/authors/ada-lovelace/").status_code == 404
+    assert "Her story" in client.get("/authors/countess-lovelace/").content.decode()
+
+    Article.objects.filter(title="Her story").delete()  # her byline keeps her otherwise
+    ada.delete()
+    assert client.get("/authors/countess-lovelace/").status_code == 404
+
+
+def test_the_author_page_shows_a_new_photo_and_its_changed_alt_text(client, ada):
+    client.get("/authors/ada-lovelace/")
+    photo = ImageFactory(alt_text="Ada at her desk")
+    ada.photo = photo
+    ada.save()
+    assert 'alt="Ada at her desk"' in client.get("/authors/ada-lovelace/").content.decode()
+
+    photo.alt_text = "Ada at the engine"
+    photo.save()
+    assert 'alt="Ada at the engine"' in client.get("/authors/ada-lovelace/").content.decode()
 
 
 def test_an_author_without_articles_has_a_page_and_an_unknown_one_is_404(client):

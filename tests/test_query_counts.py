@@ -37,9 +37,9 @@ PAGES = {
     "/archive/2024/": 1,  # a page of cards
     "/archive/2024/3/": 1,
     "/authors/": 1,  # a page of authors
-    # the author, their links, a page of their articles' cards
-    "/authors/common-writer/": 3,
-    "/authors/common-writer/?page=2": 3,
+    # a page of their articles' cards (the author is remembered until they change)
+    "/authors/common-writer/": 1,
+    "/authors/common-writer/?page=2": 1,
     "/feed/": 4,  # articles, tags, sources, authors
     "/feed/atom/": 4,
     "/tags/python/feed/": 4,
