@@ -68,8 +68,8 @@ class Topics(Sequence):
     sitemap reads a slice of thousands. The rows themselves are read from the cache
     only when first needed (the sitemap index asks for a paginator it never reads)."""
 
-    def __init__(self, read_rows):
-        self._read_rows = read_rows
+    def __init__(self, read_rows, make=_topic):
+        self._read_rows, self._make = read_rows, make
 
     @cached_property
     def rows(self):
@@ -80,8 +80,8 @@ class Topics(Sequence):
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return [_topic(row) for row in self.rows[index]]
-        return _topic(self.rows[index])
+            return [self._make(row) for row in self.rows[index]]
+        return self._make(self.rows[index])
 
 
 def topic_latest_changes():
@@ -98,6 +98,12 @@ def topic_latest_changes():
 def all_topics():
     """Every topic with a published article, by name, each with ``article_count``."""
     return Topics(lambda: remember(ROWS, [TOPICS()], _count_topics))
+
+
+def topic_index():
+    """all_topics() as (id, name, slug, article count) rows: the topic index shows 200
+    a page, and making a Tag of each took 1.5 ms."""
+    return Topics(lambda: remember(ROWS, [TOPICS()], _count_topics), make=tuple)
 
 
 class TopicSizes(Mapping):

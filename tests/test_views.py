@@ -167,6 +167,23 @@ def test_tag_index_counts_only_published_articles(client):
     assert "secret" not in page
 
 
+def test_tag_index_shows_new_topics_and_counts_after_it_was_read(client):
+    ArticleFactory(tags=["python"])
+    assert '<span class="count">1 article</span>' in client.get("/tags/").content.decode()
+    ArticleFactory(tags=["python", "release"])
+    page = client.get("/tags/").content.decode()
+    assert 'href="/tags/python/">python</a> <span class="count">2 articles</span>' in page
+    assert 'href="/tags/release/">release</a> <span class="count">1 article</span>' in page
+
+
+def test_tag_index_pages_list_two_hundred_topics_each_by_name(client):
+    ArticleFactory(tags=[f"topic {n:03}" for n in range(201)])
+    first = client.get("/tags/").content.decode()
+    second = client.get("/tags/?page=2").content.decode()
+    assert first.count('<span class="count">') == 200 and "topic 199" in first
+    assert second.count('<span class="count">') == 1 and "topic 200" in second
+
+
 def test_tag_page_lists_its_published_articles(client):
     tagged = ArticleFactory(tags=["go"])
     other = ArticleFactory(tags=["rust"])
