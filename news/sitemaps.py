@@ -14,7 +14,7 @@ from people.models import Author
 from .dependencies import FEEDS, TOPICS
 from .models import Article, Correction
 from .templatetags.news import author_url, tag_url
-from .topics import all_topics, topic_latest_changes
+from .topics import all_topics, topic_count, topic_latest_changes
 
 NEWS_SITEMAP_AGE = timedelta(days=2)
 
@@ -73,7 +73,7 @@ class TopicsPaginator(Paginator):
 
     @cached_property
     def count(self):
-        return remember("topics:count", [TOPICS()], lambda: len(all_topics()))
+        return topic_count()
 
 
 class TagSitemap(Sitemap):

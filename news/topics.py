@@ -68,8 +68,8 @@ class Topics(Sequence):
     sitemap reads a slice of thousands. The rows themselves are read from the cache
     only when first needed (the sitemap index asks for a paginator it never reads)."""
 
-    def __init__(self, read_rows, make=_topic):
-        self._read_rows, self._make = read_rows, make
+    def __init__(self, read_rows):
+        self._read_rows = read_rows
 
     @cached_property
     def rows(self):
@@ -80,8 +80,8 @@ class Topics(Sequence):
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return [self._make(row) for row in self.rows[index]]
-        return self._make(self.rows[index])
+            return [_topic(row) for row in self.rows[index]]
+        return _topic(self.rows[index])
 
 
 def topic_latest_changes():
@@ -100,10 +100,40 @@ def all_topics():
     return Topics(lambda: remember(ROWS, [TOPICS()], _count_topics))
 
 
-def topic_index():
-    """all_topics() as (id, name, slug, article count) rows: the topic index shows 200
-    a page, and making a Tag of each took 1.5 ms."""
-    return Topics(lambda: remember(ROWS, [TOPICS()], _count_topics), make=tuple)
+def topic_count():
+    """How many topics have a published article, without reading their rows out of the
+    cache (a few ms at 5,000 topics)."""
+    return remember("topics:count", [TOPICS()], lambda: len(all_topics()))
+
+
+class TopicIndex(Sequence):
+    """all_topics() for the topic index, as (id, name, slug, article count) rows: counted
+    and sliced into pages without reading every topic's row (2.3 ms at 5,000 topics) or
+    making a Tag of each of a page's 200 (1.5 ms). A page reads its rows only to write
+    out its entries, which are kept (templatetags.news.topic_index_items)."""
+
+    def __len__(self):
+        return topic_count()
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            raise TypeError("The topic index is read a page at a time.")
+        return _IndexPage(index, len(range(len(self))[index]))
+
+
+class _IndexPage(Sequence):
+    def __init__(self, index, length):
+        self.index, self.length = index, length
+
+    @cached_property
+    def rows(self):
+        return remember(ROWS, [TOPICS()], _count_topics)[self.index]
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, index):
+        return self.rows[index]
 
 
 class TopicSizes(Mapping):

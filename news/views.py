@@ -37,7 +37,7 @@ from .models import Article, Correction, RetiredSlug, tagged, written_by
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
 from .templatetags.news import byline_structured_data, organization
-from .topics import archive_months, get_topic_or_404, topic_index, topic_sizes
+from .topics import TopicIndex, archive_months, get_topic_or_404, topic_sizes
 
 
 class ArticlesPageMixin:
@@ -196,7 +196,7 @@ class TagListView(ListView):
     template_name = "news/tag_list.html"
 
     def get_queryset(self):
-        return topic_index()
+        return TopicIndex()
 
 
 @cached_page(NAV)
