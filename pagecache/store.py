@@ -113,10 +113,22 @@ def remember(key, deps, compute):
     For site-wide facts that many pages share and that cost a scan of every article to
     work out (topic counts, archive months): they are worked out once per change.
     """
+    # Imported here: purges builds on this module.
+    from .purges import SCHEDULE_KEY, publish_due
+
     deps = sorted({SCHEDULE(), *deps})
     started = time.time()
     catch_up()
-    ok, found = cache_call("get_many", [key, *deps])
+    ok, found = cache_call("get_many", [key, SCHEDULE_KEY, *deps])
+    if ok:
+        due = found.get(SCHEDULE_KEY)
+        if due is None or due <= started:
+            # Scheduled content came due: purge first, as the page cache's middleware does
+            # before it serves a page. Without it (PAGE_CACHE off, an editor's request, a
+            # command) a count would go on leaving out an article already public.
+            if publish_due(due) is None:
+                return compute()  # another process is purging: keep nothing now
+            ok, found = cache_call("get_many", [key, *deps])
     if ok:
         entry = found.get(key)
         if entry is not None and entry["deps"] == {dep: found.get(dep) for dep in deps}:

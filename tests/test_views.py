@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from news.models import Correction, RelatedLink
+from news.models import Article, Correction, RelatedLink
 from sources.models import SourceURL
 
 from .conftest import count_queries
@@ -243,6 +243,21 @@ def test_tags_only_on_unpublished_articles_are_absent(client):
 
 def test_tag_count_ignores_unpublished(client, hidden_articles):
     assert '<span class="count">1 article</span>' in client.get("/tags/").content.decode()
+
+
+def test_topic_counts_leave_out_drafts_reviews_and_scheduled_articles_until_due(client):
+    ArticleFactory(tags=["python", "rust"])
+    ArticleFactory(tags=["python"], draft=True)
+    ArticleFactory(tags=["python", "go"], status=Article.Status.REVIEW)
+    scheduled = ArticleFactory(tags=["python", "go"], scheduled=True)
+    page = client.get("/tags/").content.decode()
+    assert 'href="/tags/python/">python</a> <span class="count">1 article</span>' in page
+    assert 'href="/tags/rust/">rust</a> <span class="count">1 article</span>' in page
+    assert "/tags/go/" not in page
+    with time_machine.travel(scheduled.published_at + timedelta(minutes=1)):
+        page = client.get("/tags/").content.decode()
+    assert 'href="/tags/python/">python</a> <span class="count">2 articles</span>' in page
+    assert 'href="/tags/go/">go</a> <span class="count">1 article</span>' in page
 
 
 def test_scheduled_article_appears_when_its_time_comes(client):
