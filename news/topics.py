@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from django.db.models import Count, Max
 from django.http import Http404
+from django.utils import timezone
 from django.utils.functional import cached_property
 
 from pagecache.store import remember
@@ -47,15 +48,37 @@ def _per_topic(aggregate):
     )
 
 
+def _published_counts():
+    """{tag id: published articles} for every topic with any.
+
+    Every topic's taggings are counted from the tag index alone, less those of the
+    articles the public cannot see (drafts, articles in review, scheduled ones), which
+    are few and found by the index on status. Counting only the published articles'
+    taggings joined each of them to its article: 0.4 s at 100,000 articles on SQLite and
+    0.17 s on PostgreSQL, against 55-75 ms and 100-115 ms this way. Every app process
+    counts again after each publication when the cache is its own memory (make serve).
+    """
+
+    def by_tag(taggings):
+        return taggings.values("tag").annotate(n=Count("*")).order_by().values_list("tag", "n")
+
+    counts = dict(by_tag(TaggedArticle.objects.all()))
+    # Exactly what published() leaves out (published_at is never null).
+    now = timezone.now()
+    hidden = Article.objects.exclude(status=Article.Status.PUBLISHED, published_at__lte=now)
+    for tag, n in by_tag(TaggedArticle.objects.filter(content_object__in=hidden)):
+        counts[tag] -= n
+    return {tag: n for tag, n in counts.items() if n}
+
+
 def _count_topics():
     """(id, name, slug, published articles) of every topic with any, by name.
 
-    The counts come from the tag index alone, grouped by tag id, and the names from the
+    The counts come from the tag index (_published_counts()), and the names from the
     tags: grouped by every column of a join of tags, taggings and articles, as it was, the
-    same count took 1.5 s at 100,000 articles on SQLite; this takes 0.25 s. Every app
-    process counts once per change when the cache is its own memory (make serve).
+    same count took 1.5 s at 100,000 articles on SQLite.
     """
-    counts = _per_topic(Count("*"))
+    counts = _published_counts()
     return [
         (pk, name, slug, counts[pk])
         for pk, name, slug in Tag.objects.order_by("name").values_list("pk", "name", "slug")
