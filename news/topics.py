@@ -10,7 +10,9 @@ such scan.
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
+from datetime import MAXYEAR, date
 
+from django.db import connection
 from django.db.models import Count, Max
 from django.http import Http404
 from django.utils import timezone
@@ -224,13 +226,33 @@ def get_topic_or_404(slug):
     return _topic(row)
 
 
+def _by_year(months):
+    by_year = {}
+    for month in months:
+        by_year.setdefault(month.year, []).append(month)
+    return by_year
+
+
 def archive_months():
     """{year: [first day of each month with published articles]}, years ascending."""
 
     def months():
-        by_year = {}
-        for month in Article.objects.published().dates("event_date", "month"):
-            by_year.setdefault(month.year, []).append(month)
-        return by_year
+        published = Article.objects.published()
+        if connection.vendor != "sqlite":
+            return _by_year(published.dates("event_date", "month"))
+        # SQLite truncates dates in a Python function: dates() took 1.2 s at 100,000
+        # articles (PostgreSQL 0.1 s), paid by each app process after every publication.
+        # Instead, month by month, the first published event date from the month's start
+        # on, found by the index on (status, event_date, ...): 49 ms for 96 months.
+        dates = published.order_by("event_date")
+        dates = dates.values_list("event_date", flat=True)
+        found, day = [], dates.first()
+        while day is not None:
+            found.append(month := day.replace(day=1))
+            if month.year == MAXYEAR and month.month == 12:
+                break
+            following = date(month.year + month.month // 12, month.month % 12 + 1, 1)
+            day = dates.filter(event_date__gte=following).first()
+        return _by_year(found)
 
     return remember("archive:months", [LATEST()], months)

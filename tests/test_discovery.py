@@ -415,6 +415,24 @@ def test_year_archive_lists_the_year_by_event_date_with_navigation(client):
     assert 'href="/archive/2024/5/"' not in page
 
 
+def test_archive_lists_each_month_with_a_published_article_across_years(client):
+    dated("Eve", date(2023, 12, 31))
+    dated("New year", date(2024, 1, 1))
+    dated("Mid January", date(2024, 1, 15))
+    dated("End of March", date(2024, 3, 31))
+    dated("Far future", date(9999, 12, 31))
+    dated("Draft", date(2024, 2, 10), draft=True)
+    dated("Scheduled", date(2024, 4, 2), scheduled=True)
+    months = re.findall(
+        r'href="/archive/(\d+/\d+)/"', client.get("/archive/2024/1/").content.decode()
+    )
+    assert months == ["2024/3"]  # January is the page itself
+    page = client.get("/archive/2024/").content.decode()
+    assert re.findall(r'href="/archive/(\d+/\d+)/"', page) == ["2024/1", "2024/3"]
+    assert 'href="/archive/2023/"' in page and 'href="/archive/9999/"' in page
+    assert "Far future" in client.get("/archive/9999/12/").content.decode()
+
+
 def test_month_archive_lists_only_that_month(client):
     dated("July story", date(2024, 7, 24))
     dated("March story", date(2024, 3, 1))
