@@ -9,7 +9,7 @@ values, not pickled models: a cache entry outlives a deploy that changes a model
 from django.http import Http404
 
 from images.models import Image
-from pagecache.store import remember
+from pagecache.remembered import remember
 from people.models import Author, AuthorLink
 
 from .dependencies import AUTHOR, AUTHOR_ARTICLES, AUTHORS

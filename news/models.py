@@ -23,7 +23,7 @@ from images.cards import WIDTH as CARD_WIDTH
 from images.cards import card_key
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
-from pagecache.store import remember
+from pagecache.remembered import remember
 from sources.models import SourceURL
 
 from .dependencies import FRONT

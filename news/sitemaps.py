@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from pagecache.store import remember
+from pagecache.remembered import remember
 from people.models import Author
 
 from .dependencies import FEEDS, TOPICS

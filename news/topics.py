@@ -18,7 +18,7 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from pagecache.store import remember
+from pagecache.remembered import remember
 
 from .dependencies import FEEDS, LATEST, TOPICS
 from .models import Article, Tag, TaggedArticle

@@ -18,7 +18,7 @@ from django.utils.text import Truncator
 
 from images.models import KEY_LENGTH, Image
 from images.renditions import social_rendition
-from pagecache.store import remember
+from pagecache.remembered import remember
 
 from ..dependencies import TOPICS
 from ..paths import archive_path, article_path, author_path, page_path, slug_path, tag_path

@@ -18,7 +18,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import mark_safe
 
-from pagecache.store import remember
+from pagecache.remembered import remember
 
 from ..dependencies import TOPICS
 

@@ -1,0 +1,43 @@
+"""Site-wide facts kept in the cache until what they were worked out from changes.
+
+Beside whole pages (pagecache.middleware), the cache keeps what many pages share and
+what costs a scan of many rows to work out: topic counts, archive months, the header's
+topics. Each is kept with the tokens of its dependencies (pagecache.store), and worked
+out again once one of them is purged, or when scheduled content comes due.
+"""
+
+import time
+
+from .dependencies import SCHEDULE
+from .purges import SCHEDULE_KEY, publish_due
+from .store import cache_call, catch_up, tokens_to_store
+
+
+def remember(key, deps, compute):
+    """``compute()``, kept in the cache until one of ``deps`` is purged.
+
+    For site-wide facts that many pages share and that cost a scan of every article to
+    work out (topic counts, archive months): they are worked out once per change.
+    """
+    deps = sorted({SCHEDULE(), *deps})
+    started = time.time()
+    catch_up()
+    ok, found = cache_call("get_many", [key, SCHEDULE_KEY, *deps])
+    if ok:
+        due = found.get(SCHEDULE_KEY)
+        if due is None or due <= started:
+            # Scheduled content came due: purge first, as the page cache's middleware does
+            # before it serves a page. Without it (PAGE_CACHE off, an editor's request, a
+            # command) a count would go on leaving out an article already public.
+            if publish_due(due) is None:
+                return compute()  # another process is purging: keep nothing now
+            ok, found = cache_call("get_many", [key, *deps])
+    if ok:
+        entry = found.get(key)
+        if entry is not None and entry["deps"] == {dep: found.get(dep) for dep in deps}:
+            return entry["value"]
+    value = compute()
+    tokens = tokens_to_store(deps, started) if ok else None
+    if tokens is not None:
+        cache_call("set", key, {"value": value, "deps": tokens}, timeout=None)
+    return value
