@@ -155,7 +155,7 @@ TOPIC_INDEX_FORMAT = 1
 
 @register.simple_tag
 def topic_index_items(page):
-    """The entries of ``page`` of the topic index (rows of news.topics.topic_index()):
+    """The entries of ``page`` of the topic index (rows of news.topics.TopicIndex):
     linked name and count. Kept until the topics change: 200 entries took 1.2 ms to
     write out (and the template's loop 5 ms)."""
 
