@@ -17,6 +17,12 @@ SKILLO_PURGE_LOG = os.path.join(tempfile.gettempdir(), f"skillo-test-purges-{os.
 MEDIA_ROOT = tempfile.mkdtemp(prefix="skillo-test-media-")
 IMAGE_AVIF_SPEED = 10
 
+# Static files: a folder of this run's own, empty. WhiteNoise lists every file under
+# STATIC_ROOT each time a test client loads the middleware, once per test: the 600 files
+# make check collects into staticfiles/ made the suite a quarter slower. Tests that
+# need collected files collect their own (tests/conftest.py, production_static).
+STATIC_ROOT = tempfile.mkdtemp(prefix="skillo-test-static-")
+
 # No Varnish in front of the test suite, whatever the environment says (tests/varnish
 # configure their own).
 SKILLO_VARNISH_PURGE_URLS = []
