@@ -91,7 +91,15 @@ class ArticleQuerySet(models.QuerySet):
     def published(self):
         """What the public may see: published, and its publication time has come
         (public_condition() says it in SQL for hand-written queries)."""
-        return self.filter(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
+        return self.filter(self._public())
+
+    def not_public(self):
+        """Everything published() leaves out: drafts, articles in review, scheduled ones."""
+        return self.exclude(self._public())
+
+    @staticmethod
+    def _public():
+        return Q(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
 
     def scheduled(self):
         return self.filter(status=Article.Status.PUBLISHED, published_at__gt=timezone.now())

@@ -15,7 +15,6 @@ from datetime import MAXYEAR, date
 from django.db import connection
 from django.db.models import Count, Max
 from django.http import Http404
-from django.utils import timezone
 from django.utils.functional import cached_property
 
 from pagecache.remembered import remember
@@ -65,9 +64,7 @@ def _published_counts():
         return taggings.values("tag").annotate(n=Count("*")).order_by().values_list("tag", "n")
 
     counts = dict(by_tag(TaggedArticle.objects.all()))
-    # Exactly what published() leaves out (published_at is never null).
-    now = timezone.now()
-    hidden = Article.objects.exclude(status=Article.Status.PUBLISHED, published_at__lte=now)
+    hidden = Article.objects.not_public()
     for tag, n in by_tag(TaggedArticle.objects.filter(content_object__in=hidden)):
         counts[tag] -= n
     return {tag: n for tag, n in counts.items() if n}
