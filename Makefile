@@ -139,7 +139,8 @@ $(AXE_CORE):
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
-  tests/test_pagecache_servers.py tests/test_settings.py tests/test_sqlite_serving.py \
+  tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
+  tests/test_sqlite_serving.py \
   tests/varnish
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"

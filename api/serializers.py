@@ -161,7 +161,7 @@ class ArticleSerializer(serializers.Serializer):
         source="is_published",
         help_text="False only for drafts and scheduled articles (tokens with read:drafts).",
     )
-    tags = TagSerializer(many=True, source="tags.all")
+    tags = TagSerializer(many=True, source="topics")
     authors = BylineSerializer(many=True, source="byline")
     lead_image = ImageSerializer(allow_null=True)
 

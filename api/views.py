@@ -17,6 +17,7 @@ from rest_framework import generics
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from news import asides
 from news.dependencies import (
     ARTICLE,
     AUTHOR,
@@ -29,7 +30,7 @@ from news.dependencies import (
     TOPICS,
     title_key,
 )
-from news.models import Article, Tag, byline_prefetch
+from news.models import Article, Tag, byline_prefetch, topics_prefetch
 from news.topics import all_topics, get_topic_or_404
 from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
@@ -42,9 +43,6 @@ from .serializers import (
     AuthorSerializer,
     TopicSerializer,
 )
-
-# How many articles link here that an answer lists, as the article page does.
-REFERENCED_BY_LIMIT = 50
 
 
 class ApiView:
@@ -99,7 +97,7 @@ class ArticleList(ApiView, generics.ListAPIView):
         articles = (
             visible_articles(self.request)
             .select_related("lead_image")
-            .prefetch_related("tags", byline_prefetch())
+            .prefetch_related(topics_prefetch(), byline_prefetch())
         )
         return filter_articles(articles, data, topic, author)
 
@@ -133,9 +131,8 @@ class ArticleDetail(ApiView, generics.RetrieveAPIView):
 
     def get_object(self):
         article = super().get_object()
-        article.referenced_by = list(
-            Article.objects.referencing(article).only("title", "slug")[:REFERENCED_BY_LIMIT]
-        )
+        # The article page's own list (news.asides).
+        article.referenced_by = list(asides.referenced_by(article))
         links = [link for link in article.related_links.all() if link.is_public]
         depends_on(
             self.request,

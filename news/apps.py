@@ -1,17 +1,6 @@
 from django.apps import AppConfig
 from django.db import connections
 from django.db.models.signals import post_migrate
-from django.utils.autoreload import file_changed
-
-
-def forget_template_versions(sender, file_path, **kwargs):
-    """runserver: a template edited is shown at once (Django reloads templates without a
-    restart), so the kept cards and pages made from the old one are stale."""
-    from . import cards, kept
-
-    if file_path.suffix == ".html":
-        cards.version.cache_clear()
-        kept.code_digest.cache_clear()
 
 
 def refresh_statistics(sender, using="default", **kwargs):
@@ -37,8 +26,6 @@ class NewsConfig(AppConfig):
         from .models import Source
 
         post_migrate.connect(refresh_statistics, sender=self)
-        # Sent by runserver's autoreloader only.
-        file_changed.connect(forget_template_versions)
         purges.purged.connect(purge.nav_change)
         purges.register_schedule(purge.ArticleSchedule())
         # check_sources checks what published articles cite (sources knows no article).

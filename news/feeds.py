@@ -131,7 +131,7 @@ class LatestArticlesFeed(Feed):
         return tag_uri(FEED_ID_DATE, f"article:{item.pk}")
 
     def item_categories(self, item):
-        return [xml_text(tag.name) for tag in item.tags.all()]
+        return [xml_text(tag.name) for tag in item.topics]
 
     def item_enclosures(self, item):
         # The lead image as link previews show it (1200 x 630, JPEG): RSS <enclosure>,

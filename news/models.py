@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
-from taggit.managers import TaggableManager, _TaggableManager
+from taggit.managers import TaggableManager
 from taggit.models import TagBase, TaggedItemBase
 
 from images.cards import HEIGHT as CARD_HEIGHT
@@ -62,9 +62,10 @@ MONTH_NAMES = [
 BIG_TOPIC = 1000
 
 
-def tagged(tag_id, size):
-    """A filter for articles with the tag ``tag_id``, which has ``size`` articles."""
-    if size <= BIG_TOPIC:
+def tagged(tag_id, size, big=None):
+    """A filter for articles with the tag ``tag_id``, which has ``size`` articles: its
+    articles joined, or, past ``big`` (BIG_TOPIC) of them, each candidate checked."""
+    if size <= (BIG_TOPIC if big is None else big):
         return Q(tags=tag_id)
     return Exists(TaggedArticle.objects.filter(content_object=OuterRef("pk"), tag_id=tag_id))
 
@@ -78,28 +79,34 @@ def written_by(author_id, size):
     return Exists(ArticleAuthor.objects.filter(article=OuterRef("pk"), author_id=author_id))
 
 
-def public_condition(alias, connection):
-    """published() as SQL, for an article table under ``alias`` in hand-written queries
-    (news.around, news.detail): (condition, parameters)."""
-    return (
-        f"{alias}.status = %s AND {alias}.published_at <= %s",
-        [Article.Status.PUBLISHED, connection.ops.adapt_datetimefield_value(timezone.now())],
-    )
+# Comparisons of the lookups the public rule uses, for an article already in memory.
+_COMPARE = {"exact": operator.eq, "lte": operator.le}
+
+
+def public_rule(now=None):
+    """What the public may see, said once, as field lookups: published, and its time has
+    come. ``ArticleQuerySet.published()`` filters by them; ``Article.is_published()``
+    checks an article in memory against the same lookups."""
+    return {"status": Article.Status.PUBLISHED, "published_at__lte": now or timezone.now()}
+
+
+def matches(instance, lookups):
+    """Whether ``instance`` passes ``lookups`` (``exact`` and ``lte`` only), in Python."""
+    for lookup, value in lookups.items():
+        name, _, kind = lookup.partition("__")
+        if not _COMPARE[kind or "exact"](getattr(instance, name), value):
+            return False
+    return True
 
 
 class ArticleQuerySet(models.QuerySet):
     def published(self):
-        """What the public may see: published, and its publication time has come
-        (public_condition() says it in SQL for hand-written queries)."""
-        return self.filter(self._public())
+        """What the public may see (public_rule())."""
+        return self.filter(**public_rule())
 
     def not_public(self):
         """Everything published() leaves out: drafts, articles in review, scheduled ones."""
-        return self.exclude(self._public())
-
-    @staticmethod
-    def _public():
-        return Q(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
+        return self.exclude(**public_rule())
 
     def scheduled(self):
         return self.filter(status=Article.Status.PUBLISHED, published_at__gt=timezone.now())
@@ -113,36 +120,15 @@ class ArticleQuerySet(models.QuerySet):
     def for_list(self):
         return (
             self.published()
-            .prefetch_related("tags", byline_prefetch(names_only=True))
+            .prefetch_related(topics_prefetch(), byline_prefetch(names_only=True))
             .order_by("-published_at", "-pk")
         )
 
     def for_detail(self):
-        related = RelatedLink.objects.select_related("target").annotate(
-            target_is_public=Exists(Article.objects.published().filter(pk=OuterRef("target"))),
-            title_match_slug=models.Subquery(
-                Article.objects.published()
-                .filter(title_upper=Upper(OuterRef("title")))
-                .order_by("-published_at")
-                .values("slug")[:1]
-            ),
-        )
-        sources = Source.objects.annotate(
-            # The archived copy an editor chose for a dead source (sources.SourceURL,
-            # keyed by URL): read with the sources, no query of its own.
-            archive_url=models.Subquery(
-                SourceURL.objects.filter(url=OuterRef("url"))
-                .exclude(archive_url="")
-                .values("archive_url")[:1]
-            )
-        )
+        """An article page's article with everything it shows of it (its own parts),
+        and its related links."""
         return self.select_related("lead_image").prefetch_related(
-            "tags",
-            models.Prefetch("sources", queryset=sources),
-            "corrections",
-            models.Prefetch("related_links", queryset=related),
-            # The authors' links are their sameAs in JSON-LD; no query without authors.
-            byline_prefetch(ArticleAuthor.objects.prefetch_related("author__links")),
+            *own_parts_prefetch(), related_links_prefetch()
         )
 
     def on_front_page(self):
@@ -175,61 +161,59 @@ class ArticleQuerySet(models.QuerySet):
         return self.filter(Q(lead_image=image) | Q(body__icontains=f"{IMAGE_SCHEME}{image.key}"))
 
     def referencing(self, article):
-        """Published articles whose related links point to ``article``."""
+        """Published articles whose related links point to ``article``, newest first."""
         return (
             self.published()
-            .filter(self.links_to(article))
+            .filter(pk__in=RelatedLink.objects.leading_to(article).values("article"))
             .exclude(pk=article.pk)
-            .distinct()
+            .order_by("-published_at", "-pk")
+        )
+
+
+def related_links_prefetch():
+    """An article's related links with what readers may see of them: whether the target
+    is public, and for a link by title, the published article it leads to."""
+    related = RelatedLink.objects.select_related("target").annotate(
+        target_is_public=Exists(Article.objects.published().filter(pk=OuterRef("target"))),
+        title_match_slug=models.Subquery(
+            Article.objects.published()
+            .filter(title_upper=Upper(OuterRef("title")))
             .order_by("-published_at")
-        )
-
-    @staticmethod
-    def links_to(article):
-        """Articles with a related link to ``article``: by target, or by its title."""
-        return Q(related_links__target=article) | Q(
-            related_links__target__isnull=True,
-            related_links__title_upper=Upper(models.Value(article.title)),
-        )
+            .values("slug")[:1]
+        ),
+    )
+    return models.Prefetch("related_links", queryset=related)
 
 
-class ArticleTags(_TaggableManager):
-    """taggit's manager, with a prefetch for lists of articles in one plain join: taggit's
-    own (built for generic relations) took 4.4 ms for a page of twenty cards, this 1."""
+def own_parts_prefetch():
+    """What an article page shows of the article itself besides its row: topics,
+    sources with their archived copies, corrections, byline with the authors' links."""
+    sources = Source.objects.annotate(
+        # The archived copy an editor chose for a dead source (sources.SourceURL, keyed
+        # by URL): read with the sources, no query of its own.
+        archive_url=models.Subquery(
+            SourceURL.objects.filter(url=OuterRef("url"))
+            .exclude(archive_url="")
+            .values("archive_url")[:1]
+        )
+    )
+    return [
+        topics_prefetch(),
+        models.Prefetch("sources", queryset=sources),
+        "corrections",
+        # The authors' links are their sameAs in JSON-LD; no query without authors.
+        byline_prefetch(ArticleAuthor.objects.prefetch_related("author__links")),
+    ]
 
-    def get_queryset(self, extra_filters=None):
-        try:
-            return self.instance._prefetched_objects_cache[self.prefetch_cache_name]
-        except (AttributeError, KeyError):
-            pass
-        tags = self.through.tag_model().objects.all()
-        # The filter is built only if the queryset runs. A prefetch asks each article
-        # for this queryset, then fills in its results without running it: building
-        # twenty filters was most of a list's prefetch (Django's related managers defer
-        # theirs the same way).
-        tags._defer_next_filter = True
-        return tags.filter(
-            **{f"{self.through.tag_relname()}__content_object": self.instance},
-            **(extra_filters or {}),
-        )
 
-    def get_prefetch_querysets(self, instances, querysets=None):
-        if querysets is not None:
-            return super().get_prefetch_querysets(instances, querysets)
-        tags = (
-            Tag.objects.filter(tagged_articles__content_object__in={a.pk for a in instances})
-            .annotate(_prefetch_related_val=models.F("tagged_articles__content_object"))
-            # An article's topics in a stable order wherever they are listed.
-            .order_by("name", "pk")
-        )
-        return (
-            tags,
-            operator.attrgetter("_prefetch_related_val"),
-            operator.attrgetter("pk"),
-            False,
-            self.prefetch_cache_name,
-            False,
-        )
+def topics_prefetch():
+    """An article's topics by name (``article.topics``), with the tags, in one query for
+    a whole list of articles: taggit's own prefetch is built for generic relations and
+    took four times as long for a page of cards."""
+    return models.Prefetch(
+        "tagged_items",
+        queryset=TaggedArticle.objects.select_related("tag").order_by("tag__name", "tag__pk"),
+    )
 
 
 def byline_prefetch(queryset=None, *, names_only=False):
@@ -314,7 +298,7 @@ class Article(models.Model):
         help_text="The month in which an editor last checked the facts against the sources.",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    tags = TaggableManager(blank=True, through="TaggedArticle", manager=ArticleTags)
+    tags = TaggableManager(blank=True, through="TaggedArticle")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.ForeignKey(
@@ -455,7 +439,7 @@ class Article(models.Model):
         return slug
 
     def is_published(self):
-        return self.status == self.Status.PUBLISHED and self.published_at <= timezone.now()
+        return matches(self, public_rule())
 
     is_published.boolean = True
     is_published.short_description = "public"
@@ -521,7 +505,7 @@ class Article(models.Model):
             "datePublished": self.published_at.replace(microsecond=0).isoformat(),
             "dateModified": self.updated_at.replace(microsecond=0).isoformat(),
             "contentReferenceTime": event.isoformat(),
-            "keywords": [tag.name for tag in self.tags.all()],
+            "keywords": [tag.name for tag in self.topics],
             "wordCount": len(self.body_text.split()),
             "author": author,
             "publisher": publisher,
@@ -573,7 +557,7 @@ class Article(models.Model):
 
     @property
     def first_topic_name(self):
-        tags = sorted(self.tags.all(), key=lambda tag: tag.name.casefold())
+        tags = sorted(self.topics, key=lambda tag: tag.name.casefold())
         return tags[0].name if tags else ""
 
     def structured_images(self, absolute):
@@ -585,6 +569,12 @@ class Article(models.Model):
             absolute(social_rendition(self.lead_image, shape).url)
             for shape in ("16x9", "4x3", "1x1")
         ]
+
+    @property
+    def topics(self):
+        """The article's topics by name; needs ``topics_prefetch()`` (for_list(),
+        for_detail()) so that a list of cards costs no query per card."""
+        return [tagged.tag for tagged in self.tagged_items.all()]
 
     @property
     def byline(self):
@@ -672,6 +662,16 @@ set_null_keeping_title.lazy_sub_objs = True  # one UPDATE per batch; no rows are
 TARGET_TITLE = models.Subquery(Article.objects.filter(pk=OuterRef("target")).values("title"))
 
 
+class RelatedLinkQuerySet(models.QuerySet):
+    def leading_to(self, article):
+        """Links to ``article``: by target, or, without one, by its title (upper-cased on
+        both sides, as ``title_upper`` is indexed)."""
+        return self.filter(
+            Q(target=article.pk)
+            | Q(target__isnull=True, title_upper=Upper(models.Value(article.title)))
+        )
+
+
 class RelatedLink(models.Model):
     """A "See also" entry: another Skillo article, or the title of one not written yet.
 
@@ -701,6 +701,8 @@ class RelatedLink(models.Model):
         db_persist=True,
         editable=False,
     )
+
+    objects = RelatedLinkQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "pk"]
@@ -827,37 +829,6 @@ class ArticleAuthor(models.Model):
 
     def __str__(self):
         return str(self.author)
-
-
-class ArticleCard(models.Model):
-    """An article's card (its entry in the lists of articles) as rendered HTML, kept so
-    that a list page renders none of its twenty cards again (news.cards). Not the picture
-    link previews show (images.cards).
-
-    ``serial`` is drawn afresh whenever what the card shows changes, in the change's own
-    transaction; a card rendered from what was read before is kept only where the serial
-    is still the one read with it (news.cards.keep)."""
-
-    article = models.OneToOneField(
-        Article, on_delete=models.CASCADE, primary_key=True, related_name="stored_card"
-    )
-    serial = models.BigIntegerField()
-    # Of the template and code it was rendered with (news.cards.version); "" once stale.
-    version = models.CharField(max_length=16, blank=True)
-    html = models.TextField(blank=True)
-    # The same card dated by its event (the archive's lists).
-    event_html = models.TextField(blank=True)
-    # The byline's authors: pages listing the card depend on their names.
-    authors = models.JSONField(default=list)
-    # The article's own page, but for what changes with other articles (news.kept): its
-    # head, what surrounds its text (the text stays in the article's row), and what the
-    # page needs to know of it.
-    # Stale with the card, by the same serial.
-    page_version = models.CharField(max_length=16, blank=True)
-    page = models.JSONField(null=True, blank=True)
-
-    def __str__(self):
-        return f"card of article {self.article_id}"
 
 
 class CorrectionQuerySet(models.QuerySet):

@@ -11,7 +11,7 @@ from images.models import Image
 from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
-from . import cards, purge
+from . import purge
 from .models import (
     Article,
     ArticleAuthor,
@@ -21,30 +21,18 @@ from .models import (
     RetiredSlug,
     Source,
     Tag,
-    TaggedArticle,
 )
 
 
-def tagged_with(tag_pk):
-    return TaggedArticle.objects.filter(tag=tag_pk).values("content_object")
-
-
-def citing(url):
-    """The articles whose kept pages (news.kept) show ``url``'s archived copy."""
-    return Source.objects.filter(url=url).values("article")
-
-
-@receiver([post_save, post_delete], sender=Tag)
-def tag_changed(sender, instance, **kwargs):
-    if not kwargs.get("created"):
-        cards.forget(tagged_with(instance.pk))
+@receiver(post_save, sender=Tag)
+def tag_changed(sender, instance, created, **kwargs):
+    if not created:
         purge.tag_changed(instance.pk)
 
 
 @receiver(pre_delete, sender=Tag)
 def tag_deleting(sender, instance, **kwargs):
     # Its articles are only known before the delete.
-    cards.forget(tagged_with(instance.pk))
     purge.tag_changed(instance.pk)
 
 
@@ -57,9 +45,6 @@ def front_pin_changed(sender, instance, **kwargs):
 def image_changed(sender, instance, created, **kwargs):
     # A new image is in no article yet; a deleted one cannot be (PROTECT).
     if not created:
-        # Its words and crops in the kept pages (news.kept) showing it, or their authors'.
-        cards.forget(Article.objects.showing_image(instance).values("pk"))
-        cards.forget(ArticleAuthor.objects.filter(author__photo=instance).values("article"))
         purge.image_changed(instance)
 
 
@@ -70,10 +55,6 @@ def article_changing(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
-    if kwargs.get("created"):
-        # Its card row from the start, so that its first reader keeps its page (news.kept).
-        cards.make_rows([instance.pk])
-    cards.forget([instance.pk])
     purge.after_change(instance.pk)
 
 
@@ -93,28 +74,22 @@ def part_changing(sender, instance, **kwargs):
 @receiver([post_save, post_delete], sender=RelatedLink)
 @receiver([post_save, post_delete], sender=ArticleAuthor)
 def part_changed(sender, instance, **kwargs):
-    if sender is ArticleAuthor:  # a card shows the byline, not the related links
-        cards.forget([instance.article_id])
     purge.after_change(instance.article_id)
 
 
 @receiver([post_save, post_delete], sender=Author)
 def author_changed(sender, instance, **kwargs):
-    # Their name (and the address it links to) in every card of theirs.
-    cards.forget(ArticleAuthor.objects.filter(author=instance.pk).values("article"))
     purge.author_changed(instance.pk)
 
 
 @receiver([post_save, post_delete], sender=AuthorLink)
 def author_link_changed(sender, instance, **kwargs):
-    # The kept pages' JSON-LD lists an author's links (sameAs).
-    cards.forget(ArticleAuthor.objects.filter(author=instance.author_id).values("article"))
+    # Article pages' JSON-LD lists an author's links (sameAs): they depend on AUTHOR.
     purge.author_changed(instance.author_id)
 
 
 @receiver([post_save, post_delete], sender=Source)
 def source_changed(sender, instance, **kwargs):
-    cards.forget([instance.article_id])  # its kept page lists it (news.kept)
     Article(pk=instance.article_id).refresh_search_extra()
     purge.after_change(instance.article_id)
 
@@ -128,14 +103,12 @@ def tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
     if action in {"post_add", "post_remove", "post_clear"}:
         if isinstance(instance, Article):
             instance.refresh_search_extra()
-        cards.forget(article_ids)
         for pk in article_ids:
             purge.after_change(pk)
 
 
 @receiver([post_save, post_delete], sender=Correction)
 def correction_changed(sender, instance, **kwargs):
-    cards.forget([instance.article_id])  # its kept page shows it (news.kept)
     purge.correction_changed(instance.article_id)
 
 
@@ -150,11 +123,9 @@ def source_url_changing(sender, instance, **kwargs):
 @receiver(post_save, sender=SourceURL)
 def source_url_saved(sender, instance, **kwargs):
     if instance._archive_changed:
-        cards.forget(citing(instance.url))
         purge.source_url_changed(instance.url)
 
 
 @receiver(post_delete, sender=SourceURL)
 def source_url_deleted(sender, instance, **kwargs):
-    cards.forget(citing(instance.url))
     purge.source_url_changed(instance.url)

@@ -13,8 +13,7 @@ from images.views import media
 from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
 
-from . import cards, kept
-from .around import around
+from . import fragments
 from .authors import get_author_or_404
 from .dependencies import (
     ARTICLE,
@@ -26,43 +25,48 @@ from .dependencies import (
     FRONT,
     LATEST,
     NAV,
-    REFERENCED_BY,
-    SOURCE,
     TAG,
     TOPICS,
-    title_key,
 )
-from .detail import load_article, load_live_parts, load_parts
-from .models import Article, Correction, RetiredSlug, tagged, written_by
+from .models import (
+    Article,
+    Correction,
+    RetiredSlug,
+    tagged,
+    written_by,
+)
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
-from .templatetags.news import byline_structured_data, organization
-from .topics import TopicIndex, archive_months, get_topic_or_404, topic_sizes
+from .topics import TopicIndex, archive_months, get_topic_or_404
 
 
 class ArticlesPageMixin:
-    """A page of articles' cards: counted by nobody, read as kept HTML (news.cards), and
-    the cached page depends on each article shown and on each author of their bylines."""
+    """A page of articles' cards, counted by nobody: the cached page depends on each
+    article shown and on each author of their bylines."""
 
     paginator_class = LookaheadPaginator
-    # False for a page that lists the articles otherwise (a topic's timeline).
+    # False for a page that lists the articles without cards (a topic's timeline).
     shows_cards = True
+    # Cards dated by the event (the archive) rather than by publication.
+    event_cards = False
 
     def paginate_queryset(self, queryset, page_size):
         if self.shows_cards:
-            queryset = cards.rows(queryset)
+            # The page's articles by id: their cards are kept (news.fragments).
+            queryset = queryset.values_list("pk", flat=True)
         return super().paginate_queryset(queryset, page_size)
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         if self.shows_cards:
-            context["object_list"] = context["articles"] = cards.cards(context["object_list"])
-            authors = {pk for card in context["articles"] for pk in card.authors}
+            shown = fragments.cards(context["object_list"], event=self.event_cards)
+            context["object_list"] = context["articles"] = shown
+            authors = [pk for card in shown for pk in card.authors]
         else:
-            authors = ()
+            authors = []
         depends_on(
             self.request,
-            *ARTICLE.each(a.pk for a in context["articles"]),
+            *ARTICLE.each(article.pk for article in context["articles"]),
             *AUTHOR.each(authors),
         )
         return context
@@ -103,16 +107,14 @@ class ArticleDetailView(DetailView):
 
     def get_object(self, queryset=None):
         # Staff see drafts and scheduled articles at their real URL (with a banner).
-        # Read by hand-written SQL with its parts, as for_detail() would, faster.
         self.preview = self.can_preview()
-        article = load_article(self.kwargs["slug"], public=not self.preview)
+        articles = Article.objects.select_related("lead_image")
+        if not self.preview:
+            articles = articles.published()
+        article = articles.filter(slug=self.kwargs["slug"]).first()
         if article is None:
             raise Http404("No such article.")
-        # Readers get the page's own parts as kept (news.kept), if they are.
-        article.kept_page = None if self.preview else kept.stored(article)
-        if article.kept_page is not None:
-            return load_live_parts(article, article.kept_page["tags"])
-        return load_parts(article)
+        return article
 
     def get(self, request, *args, **kwargs):
         try:
@@ -136,56 +138,16 @@ class ArticleDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         article = self.object
-        referenced_by, more_on_topics, topic, previous, following = around(article, topic_sizes())
-        related_links = [link for link in article.related_links.all() if link.is_public]
-        shown = [*referenced_by, *more_on_topics, *(a for a in (previous, following) if a)]
-        page = article.kept_page
-        if page is None:
-            page = self.render_page(article)
-        depends_on(
-            self.request,
-            ARTICLE(article.pk),
-            # Articles linking here, and topics whose lists it shows (more on these
-            # topics, previous and next).
-            REFERENCED_BY(article.pk),
-            title_key(article.title),
-            *TAG.each(tag.pk for tag in article.tags.all()),
-            *ARTICLE.each(link.target_id for link in related_links if link.target_id),
-            *(title_key(link.title) for link in related_links if not link.target_id),
-            *ARTICLE.each(item.pk for item in shown),
-            *AUTHOR.each(page["authors"]),
-            # An archived copy an editor sets for a dead source shows next to it.
-            *SOURCE.each(page["sources"]),
-        )
-        return super().get_context_data(
-            page=kept.html(page, self.request, article),
-            related_links=related_links,
-            referenced_by=referenced_by,
-            more_on_topics=more_on_topics,
-            topic=topic,
-            previous_article=previous,
-            next_article=following,
-            **kwargs,
-        )
-
-    def render_page(self, article):
-        """The page's own parts (news.kept), rendered, and kept for readers."""
-        corrections, updates = article.notices
-        page = kept.render(
-            self.request,
-            article,
-            corrections,
-            updates,
-            article.structured_data(
-                self.request.build_absolute_uri(article.get_absolute_url()),
-                organization(self.request),
-                byline_structured_data(self.request, article.byline),
-                self.request.build_absolute_uri,
-            ),
-        )
-        if not self.preview:
-            kept.keep(article, page)
-        return page
+        # Readers get the article's own parts and its surroundings as kept; a preview may
+        # show what readers must not, so it neither reads nor keeps them.
+        if self.preview:
+            parts = fragments.render_own_parts(self.request, article)
+            around, around_deps = fragments.render_surroundings(article, parts.topic_tags)
+        else:
+            parts = fragments.own_parts(self.request, article)
+            around, around_deps = fragments.surroundings(article, parts.topic_tags)
+        depends_on(self.request, ARTICLE(article.pk), *parts.dependencies, *around_deps)
+        return super().get_context_data(parts=parts, around=around, **kwargs)
 
 
 @cached_page(NAV, TOPICS)
@@ -209,13 +171,16 @@ class TagDetailView(ArticlesPageMixin, ListView):
     def get_queryset(self):
         self.tag = get_topic_or_404(self.kwargs["slug"])
         depends_on(self.request, TAG(self.tag.pk))
-        articles = Article.objects.published().filter(tagged(self.tag.pk, self.tag.article_count))
+        in_topic = tagged(self.tag.pk, self.tag.article_count)
         if self.timeline:
             self.shows_cards = False
-            return articles.only("title", "slug", "event_date").order_by(
-                "event_date", "published_at", "pk"
+            return (
+                Article.objects.published()
+                .filter(in_topic)
+                .only("title", "slug", "event_date")
+                .order_by("event_date", "published_at", "pk")
             )
-        return articles
+        return Article.objects.published().filter(in_topic)
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(tag=self.tag, timeline=self.timeline, **kwargs)
@@ -258,6 +223,7 @@ class ArchiveView(ArticlesPageMixin, ListView):
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
     template_name = "news/archive.html"
+    event_cards = True
 
     def get_queryset(self):
         self.year, self.month = self.kwargs["year"], self.kwargs.get("month")
@@ -360,7 +326,7 @@ def share_card(request, pk, key):
     """The picture link previews show for an article without a lead image: drawn on the
     first request for it, then served from storage. Published articles only (a draft's
     title must not leak through its card); an old key (the title changed) redirects."""
-    article = get_object_or_404(Article.objects.published().prefetch_related("tags"), pk=pk)
+    article = get_object_or_404(Article.objects.for_list(), pk=pk)
     topic = article.first_topic_name
     current = card_key(article.title, topic)
     if key != current:

@@ -26,10 +26,12 @@ from django.utils.cache import (
 )
 from django.utils.http import http_date
 
+from . import release
 from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
+from .varnish import release_key
 from .varnish import watch as watch_kept_varnish_purges
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
@@ -55,8 +57,9 @@ def page_key(request):
         for value in request.GET.getlist(name)
     ]
     address = f"{request.scheme}://{request.get_host()}{request.path}?{urlencode(kept)}"
-    # Hashed: an address can be long or odd, a cache key must not be.
-    return f"page:{hashlib.md5(address.encode(), usedforsecurity=False).hexdigest()}"
+    # Hashed: an address can be long or odd, a cache key must not be. Of this release: a
+    # page kept by other code, templates or settings is not served.
+    return release.key(f"page:{hashlib.md5(address.encode(), usedforsecurity=False).hexdigest()}")
 
 
 def is_anonymous_request(request):
@@ -109,6 +112,8 @@ def name_keys(response, deps, due, consistent):
     complete = len(keys) <= MAX_KEY_HEADER
     if not complete:
         keys = SCHEDULE()
+    # Its release too: the pages of a release are purged when the next one starts.
+    keys = f"{keys} {release_key()}"
     for name in key_header_names():
         response[name] = keys.replace(" ", ",") if name.lower() in COMMA_SEPARATED else keys
     if consistent and complete and settings.SKILLO_VARNISH_PURGE_URLS:

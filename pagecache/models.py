@@ -16,3 +16,15 @@ class PendingPurge(models.Model):
     def __str__(self):
         where = f" for {self.target}" if self.target else ""
         return f"{len(self.keys.split())} keys{where} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Release(models.Model):
+    """The release (pagecache.release) whose pages the Varnish servers in front were last
+    told of. An app server process of another release, starting, purges that release's
+    pages from them (every page names its release among its keys) and takes its place."""
+
+    name = models.CharField(max_length=64)
+    since = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.name} since {self.since:%Y-%m-%d %H:%M:%S}"

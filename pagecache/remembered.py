@@ -8,6 +8,7 @@ out again once one of them is purged, or when scheduled content comes due.
 
 import time
 
+from . import release
 from .dependencies import SCHEDULE
 from .purges import SCHEDULE_KEY, publish_due
 from .store import cache_call, catch_up, tokens_to_store
@@ -20,6 +21,8 @@ def remember(key, deps, compute):
     work out (topic counts, archive months): they are worked out once per change.
     """
     deps = sorted({SCHEDULE(), *deps})
+    # Of this release: a value worked out by other code is worked out again.
+    key = release.key(key)
     started = time.time()
     catch_up()
     ok, found = cache_call("get_many", [key, SCHEDULE_KEY, *deps])

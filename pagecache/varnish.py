@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, transaction
 
-from .models import PendingPurge
+from . import release
+from .models import PendingPurge, Release
 
 logger = logging.getLogger(__name__)
 
@@ -171,8 +172,36 @@ def watch():
     retry_soon(watch=True)
 
 
+def release_key(name=None):
+    """The key naming every page of a release (this one by default) for Varnish."""
+    return f"release:{name or release.release()}"
+
+
+def announce_release():
+    """Once per app server process: if the Varnish servers in front were last told of
+    another release, the pages of that release are purged from them (kept and sent as
+    any purge), so that a deploy reaches the edge too. Soft, as every purge: each page's
+    next reader still gets the old copy while the new one is fetched."""
+    current = release.release()
+    with transaction.atomic():
+        seen = Release.objects.select_for_update().order_by("pk").first()
+        if seen is not None and seen.name == current:
+            return
+        previous = seen.name if seen is not None else None
+        Release.objects.update_or_create(pk=seen.pk if seen else None, defaults={"name": current})
+    if previous is not None:
+        logger.info("Release %s follows %s: purging its pages from Varnish.", current, previous)
+        keep(targets(), {release_key(previous)})
+
+
 def _retry_loop():
     pending = not _retry["watch"]
+    if _retry["watch"]:
+        try:
+            announce_release()
+            pending = True
+        except DatabaseError as error:
+            logger.warning("Could not compare the release with Varnish's (%s).", error)
     while targets():
         _wake.wait(RETRY_INTERVAL if pending else WATCH_INTERVAL)
         _wake.clear()

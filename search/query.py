@@ -26,7 +26,7 @@ from django.db.models import prefetch_related_objects
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from news.models import Article
+from news.models import Article, topics_prefetch
 
 MAX_QUERY_LENGTH = 200
 MAX_TERMS = 12
@@ -358,7 +358,7 @@ class Results:
             found += self._fetch(self._ranked_page(start, min(stop, RANK_WINDOW)))
         if stop > RANK_WINDOW:
             found += self._fetch(self._older_page(max(start, RANK_WINDOW), stop))
-        prefetch_related_objects(found, "tags")
+        prefetch_related_objects(found, topics_prefetch())
         return found
 
     def _ranked_page(self, start, stop):

@@ -146,12 +146,18 @@ def empty_cache():
     cache.clear()
 
 
-def count_queries(client, url):
-    """SQL queries of one request to ``url``, once site-wide cached parts are warm."""
+def count_queries(client, url, rendering=()):
+    """SQL queries of one request to ``url``, once site-wide cached parts are warm.
+
+    ``rendering``: dependency keys purged before the request counted, so that the page's
+    fragments of them (pagecache.fragments) are rendered again, as after a change."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from pagecache import purges
+
     client.get(url)
+    purges.purge(set(rendering))
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200, url

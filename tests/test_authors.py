@@ -121,7 +121,7 @@ def test_the_author_page_is_paginated_newest_first(client, ada, settings):
 def test_the_author_page_makes_one_query_whatever_it_lists(client, ada, n):
     for i in range(n):
         ArticleFactory(authors=[ada, f"Co-author {i}"], tags=[f"t{i}", "common"])
-    # A page of their articles' kept cards: the author is remembered (news.authors).
+    # A page of their articles' cards, kept (news.fragments); the author too (news.authors).
     assert count_queries(client, "/authors/ada-lovelace/") == 1
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.utils import timezone
 
-from news import around
+from news import asides
 from news.models import RelatedLink
 
 from .conftest import count_queries
@@ -470,14 +470,14 @@ def test_tag_timeline_orders_by_event_date(client):
     ) in page
 
 
-# Small topics list their articles; bigger ones are walked by event date (news.around).
+# Small topics list their articles; bigger ones are walked by event date (news.asides).
 walked_or_listed = pytest.mark.parametrize("walked", [False, True], ids=["listed", "walked"])
 
 
 @pytest.fixture
 def neighbours(monkeypatch, walked):
     if walked:
-        monkeypatch.setattr(around, "NEIGHBOURS_LISTED", 0)
+        monkeypatch.setattr(asides, "NEIGHBOURS_LISTED", 0)
 
 
 @walked_or_listed
@@ -542,6 +542,20 @@ def test_more_on_these_topics_ranks_by_shared_tags_then_recency(client):
     section = section[: section.index("</aside>")]
     titles = re.findall(r'<a href="[^"]+">([^<]+)</a>', section)
     assert titles == [three.title, one_new.title, one_old.title]
+
+
+def test_more_on_these_topics_leaves_out_the_articles_linked_by_title(client):
+    """An editor's pick by title (a "See also" that names the article) is shown once,
+    as the pick, not again among the automatic suggestions."""
+    article = ArticleFactory(tags=["a"])
+    ArticleFactory(title="Picked by title", tags=["a"])
+    ArticleFactory(title="Suggested", tags=["a"])
+    RelatedLink.objects.create(article=article, title="picked BY title")
+    page = client.get(article.get_absolute_url()).content.decode()
+    section = page[page.index("More on these topics") :]
+    section = section[: section.index("</aside>")]
+    assert re.findall(r'<a href="[^"]+">([^<]+)</a>', section) == ["Suggested"]
+    assert page.count(">Picked by title</a>") == 1
 
 
 def test_reading_time_is_shown(client):

@@ -353,20 +353,12 @@ def test_a_placed_image_survives_the_plain_text_round_trip(photo, tmp_path):
 
 
 def test_pictures_add_one_query_however_many_the_text_places(client, photo, media_root):
-    """When the page's own parts are rendered; kept (news.kept), they cost none."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from news import cards
+    from news.dependencies import ARTICLE
 
     from .conftest import count_queries
 
     def rendering_queries(article):
-        count_queries(client, article.get_absolute_url())  # the site-wide parts warm
-        cards.forget([article.pk])
-        with CaptureQueriesContext(connection) as queries:
-            client.get(article.get_absolute_url())
-        return len(queries)
+        return count_queries(client, article.get_absolute_url(), [ARTICLE(article.pk)])
 
     others = [ImageFactory(width=800, height=450) for _ in range(3)]
     one = ArticleFactory(body=f"![](image:{photo.key})", lead_image=photo, tags=["x"])

@@ -63,7 +63,8 @@ class Browser:
         return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
 
 
-def start_server(env, port):
+def start_server(env, port, cwd=ROOT):
+    """gunicorn with one worker on ``port``, serving the project at ``cwd``."""
     process = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"),
@@ -74,7 +75,7 @@ def start_server(env, port):
             "1",
             "--no-control-socket",
         ],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from news.models import Correction
+from news.models import Article, Correction
 from sources.models import SourceURL
 from tests.conftest import count_queries
 from tests.factories import (
@@ -22,13 +22,12 @@ from tests.factories import (
 )
 
 PAGES = {
-    # A page of articles' cards, kept rendered (news.cards): one query, and none for the
+    # A page of articles' cards, kept (news.fragments): one query, and none for the
     # tags and authors they show. (The first request renders them; it is not counted.)
     "/": 1,
     "/?page=2": 1,
-    # The article with its page's own parts kept (news.kept), its related links,
-    # everything else it lists. (The first request renders and keeps them.)
-    "ARTICLE": 3,
+    # The article: its own parts and what surrounds it are kept (news.fragments).
+    "ARTICLE": 1,
     # Topic counts and archive months are kept in the cache until a change (topics.py).
     "/tags/": 0,
     "/tags/python/": 1,  # a page of the topic's cards
@@ -97,16 +96,38 @@ def test_public_page_query_counts(client, n):
     assert counts == PAGES
 
 
+# Rendered again after a change to the article (or to what surrounds it): the article, its
+# topics, sources, corrections, bylines and their authors' links; its related links; the
+# articles referencing it, more on its topics, previous and next.
+ARTICLE_RENDERED = 11
+# A page of cards after a change to every article on it: the page's ids, then the
+# articles with their topics and bylines.
+CARDS_RENDERED = 4
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", [22, 45])
+def test_pages_rendered_again_after_a_change_make_as_many_queries(client, n):
+    from news.dependencies import ARTICLE
+
+    article = build(n)
+    url = article.get_absolute_url()
+    assert count_queries(client, url, rendering=[ARTICLE(article.pk)]) == ARTICLE_RENDERED
+    every = ARTICLE.each(Article.objects.values_list("pk", flat=True))
+    for page in ("/", "/tags/python/", "/archive/2024/3/", "/authors/common-writer/"):
+        assert count_queries(client, page, rendering=every) == CARDS_RENDERED, page
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("big", [False, True])
 def test_big_and_small_topics_list_the_same_articles(client, monkeypatch, big):
     """Big topics are read through EXISTS, small ones through a join: same pages."""
-    import news.around
+    import news.asides
     import news.models
 
     if big:
         monkeypatch.setattr(news.models, "BIG_TOPIC", 0)
-        monkeypatch.setattr(news.around, "NEIGHBOURS_LISTED", 0)
+        monkeypatch.setattr(news.asides, "NEIGHBOURS_LISTED", 0)
     older = ArticleFactory(title="Older", tags=["python"], event_date=date(2024, 1, 1))
     middle = ArticleFactory(title="Middle", tags=["python"], event_date=date(2024, 2, 1))
     newer = ArticleFactory(title="Newer", tags=["python"], event_date=date(2024, 3, 1))

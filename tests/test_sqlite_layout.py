@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from news import around
+from news import asides
 from news import models as news_models
 from news.models import Article
 from tests.factories import ArticleFactory
@@ -69,18 +69,19 @@ def use_statistics(statistics):
         ("/archive/2025/7/", "article_status_event (status=? AND event_date>? AND event_date<?)"),
     ],
 )
-def test_a_list_reads_no_article_row_whatever_the_statistics(
+def test_a_list_walks_its_index_in_page_order_whatever_the_statistics(
     client, url, index, statistics, monkeypatch
 ):
-    """Lists come from one index alone (news migration 0021), with a big site's
-    statistics as without any (a site that never ran ANALYZE): before, the planner read
-    the articles' rows through another index, 15x slower for a topic at 100,000 articles
-    and 3,000x for an archive month."""
+    """Lists walk one index in the page's order (news migration 0021) and read only the
+    page's rows, with a big site's statistics as without any (a site that never ran
+    ANALYZE): before, the planner read the articles' rows through another index and
+    sorted them, 15x slower for a topic at 100,000 articles and 3,000x for an archive
+    month."""
     # The topic is big: its articles are checked one by one as the index is walked.
     monkeypatch.setattr(news_models, "BIG_TOPIC", 10)
     ArticleFactory.create_batch(25, tags=["python"], event_date=date(2025, 7, 10))
     use_statistics(statistics)
-    assert client.get(url).status_code == 200  # keeps the cards: then one query
+    assert client.get(url).status_code == 200
     with CaptureQueriesContext(connection) as queries:
         client.get(url)
     (listing,) = [q["sql"] for q in queries if q["sql"].startswith('SELECT "news_article"."id"')]
@@ -88,7 +89,11 @@ def test_a_list_reads_no_article_row_whatever_the_statistics(
         cursor.execute(f"EXPLAIN QUERY PLAN {listing}")
         plan = [row[-1] for row in cursor.fetchall()]
     articles = [step for step in plan if " news_article " in f"{step} "]
-    assert articles == [f"SEARCH news_article USING COVERING INDEX {index}"], plan
+    assert articles in (
+        [f"SEARCH news_article USING INDEX {index}"],
+        [f"SEARCH news_article USING COVERING INDEX {index}"],
+    ), plan
+    assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
 @pytest.mark.sqlite_only(reason="SQLite's query planner")
@@ -100,19 +105,25 @@ def test_an_articles_neighbours_in_a_big_topic_are_found_from_its_date_outwards(
     """Previous and next in a big topic (checked article by article) walk the index on
     event dates from the article's own: the planner walked every published article and
     sorted them instead, 540 ms for one article page at 100,000 articles."""
-    monkeypatch.setattr(around, "NEIGHBOURS_LISTED", 10)
+    monkeypatch.setattr(asides, "NEIGHBOURS_LISTED", 10)
     articles = [
         ArticleFactory(tags=["python"], event_date=date(2025, 7, day)) for day in range(1, 26)
     ]
     use_statistics(statistics)
     with CaptureQueriesContext(connection) as queries:
         assert client.get(articles[12].get_absolute_url()).status_code == 200
-    (asides,) = [q["sql"] for q in queries if q["sql"].startswith("SELECT 'refs' AS kind")]
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {asides}")
-        plan = [row[-1] for row in cursor.fetchall()]
-    for way in "<>":
-        assert f"SEARCH a USING INDEX article_status_event (status=? AND event_date{way}?)" in plan
+    by_event = 'ORDER BY "news_article"."event_date"'
+    walks = [q["sql"] for q in queries if by_event in q["sql"] and q["sql"].endswith("LIMIT 1")]
+    assert len(walks) == 2, walks  # previous and next
+    for way, sql in zip("<>", walks, strict=True):
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+            plan = [row[-1] for row in cursor.fetchall()]
+        assert any(
+            step.startswith("SEARCH news_article USING INDEX article_status_event")
+            and f"event_date{way}?" in step
+            for step in plan
+        ), plan
 
 
 def planner_statistics():

@@ -288,10 +288,9 @@ def make_rich_article(n, title):
     return article
 
 
-# Its page's own parts kept (news.kept): the article with them, its related links, and one
-# for everything else it lists ("referenced by", previous/next on the first tag, "more on
-# these topics"). Rendering them (tests/test_kept_pages.py) reads five more.
-ARTICLE_QUERIES = 3
+# The article; its own parts and what surrounds it are kept (news.fragments), and when
+# rendered again cost as many queries however many parts it has (test_query_counts.py).
+ARTICLE_QUERIES = 1
 
 
 @pytest.mark.parametrize("n", [1, 50])

@@ -5,12 +5,11 @@ from functools import reduce
 from html import escape
 
 from django import template
-from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.templatetags.static import static
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -79,14 +78,6 @@ def tag_list(tags):
     return mark_safe(f'<ul class="tags" aria-label="Tags">{items}</ul>') if items else ""
 
 
-@register.filter(is_safe=True)
-def cards(cards, dated_by="publication"):
-    """A page of kept article cards (news.cards) as one piece of HTML, dated by their
-    publication or (``"event"``) by their event."""
-    by_event = dated_by == "event"
-    return mark_safe("\n".join(card.event_html if by_event else card.html for card in cards))
-
-
 # The site is written in English (base.html says lang="en").
 MONTH_NAMES = (None, "January", "February", "March", "April", "May", "June", "July",
                "August", "September", "October", "November", "December")  # fmt: skip
@@ -148,16 +139,11 @@ def archive_url(day):
     return archive_path(day.year, day.month)
 
 
-# Raise for any change to the markup of topic_index_items: a shared cache outlives a
-# deploy.
-TOPIC_INDEX_FORMAT = 1
-
-
 @register.simple_tag
 def topic_index_items(page):
     """The entries of ``page`` of the topic index (rows of news.topics.TopicIndex):
     linked name and count. Kept until the topics change: 200 entries took 1.2 ms to
-    write out (and the template's loop 5 ms)."""
+    write out (and a loop in the template 5 ms)."""
 
     def items():
         return "\n".join(
@@ -166,10 +152,8 @@ def topic_index_items(page):
             for _, name, slug, count, *_ in page.object_list
         )
 
-    key = (
-        f"topics:index:{TOPIC_INDEX_FORMAT}:{get_script_prefix()}:"
-        f"{page.paginator.per_page}:{page.number}"
-    )
+    # The script prefix: the addresses are made for it.
+    key = f"topics:index:{get_script_prefix()}:{page.paginator.per_page}:{page.number}"
     return mark_safe(remember(key, [TOPICS()], items))
 
 
@@ -213,10 +197,7 @@ def article_social_meta(context, article):
             f'<meta property="article:author" content="{escape(absolute(author_url(author)))}">'
             for author in article.byline
         ),
-        *(
-            f'<meta property="article:tag" content="{escape(tag.name)}">'
-            for tag in article.tags.all()
-        ),
+        *(f'<meta property="article:tag" content="{escape(tag.name)}">' for tag in article.topics),
         f'<meta property="og:image" content="{escape(absolute(card.url))}">',
         f'<meta property="og:image:width" content="{card.width}">',
         f'<meta property="og:image:height" content="{card.height}">',
@@ -333,23 +314,10 @@ def byline_structured_data(request, authors):
     }
 
 
-# site_structured_data() by host: it is the same on every page of one.
-_SITE_DATA = {}
-_SITE_DATA_HOSTS = 32
-
-
 @register.simple_tag(takes_context=True)
 def site_structured_data(context):
-    """JSON-LD for every page but articles: the site, with its search, and Skillo.
-
-    Built once per host (and URL configuration): it took 0.2 ms of each list page."""
-    request = context["request"]
-    key = (request.build_absolute_uri("/"), get_urlconf(), get_script_prefix(), settings.STATIC_URL)
-    if key not in _SITE_DATA:
-        if len(_SITE_DATA) >= _SITE_DATA_HOSTS:
-            _SITE_DATA.clear()
-        _SITE_DATA[key] = _site_structured_data(request)
-    return _SITE_DATA[key]
+    """JSON-LD for every page but articles: the site, with its search, and Skillo."""
+    return _site_structured_data(context["request"])
 
 
 def _site_structured_data(request):

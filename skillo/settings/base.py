@@ -259,6 +259,11 @@ SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # article again as new.
 SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
 
+# What the deployed code is called (say, its commit): named in every cache key of
+# output, with the settings, so a deploy is seen at once (pagecache.release). Empty, the
+# default: a digest of the project's files and installed packages, made at start-up.
+SKILLO_RELEASE = os.environ.get("SKILLO_RELEASE", "")
+
 # Whole-page cache for anonymous readers (the pagecache app): how long a CDN or proxy in
 # front may keep a page, and whether Skillo keeps pages itself.
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)

@@ -1,5 +1,5 @@
 """Mutation check of the purge rules: remove each kind of purge in turn and show that
-its test in test_purge_dependencies.py fails.
+its test (in test_purge_dependencies.py, unless named) fails.
 
     .venv/bin/python -m tests.pagecache.purge_mutations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = "tests/pagecache/test_purge_dependencies.py"
 
-# kind: (file, text to remove or replace, replacement, test name)
+# kind: (file, text to remove or replace, replacement, test name[, test file])
 MUTATIONS = {
     "article": ("news/purge.py", "keys = {ARTICLE(pk)}", "keys = set()", "test_article_"),
     "tag": ("news/purge.py", "        *TAG.each(fp.tags),\n", "", "test_tag_"),
@@ -25,6 +25,15 @@ MUTATIONS = {
     "related title": ("news/purge.py", "        title_key(fp.title),\n", "", "test_related_title_"),
     "lists": ("news/purge.py", "        LATEST(),\n", "", "test_lists_"),
     "topic counts": ("news/purge.py", "        TOPICS(),\n", "", "test_topics_"),
+    "re-tagged counts": (
+        "news/purge.py", "keys |= (before ^ after) | {TOPICS()}", "keys |= before ^ after",
+        "test_retag_",
+    ),
+    "picks by title": (
+        "news/asides.py", "if not link.target_id and link.title_match_slug", "if False",
+        "test_more_on_these_topics_leaves_out_the_articles_linked_by_title",
+        "tests/test_discovery.py",
+    ),
     "feeds": ("news/purge.py", "keys.add(FEEDS())", "pass", "test_feeds_"),
     "navigation": ("news/purge.py", "purges.purge({NAV()})", "pass", "test_navigation_"),
     "author": ("news/purge.py", "        AUTHOR(author_pk),\n", "", "test_author_a_"),
@@ -63,15 +72,15 @@ MUTATIONS = {
 
 def main():
     survived = []
-    for kind, (name, old, new, test) in MUTATIONS.items():
+    for kind, (name, old, new, test, *tests) in MUTATIONS.items():
         path = ROOT / name
         original = path.read_text()
         assert original.count(old) == 1, f"{kind}: the text to mutate is not in {name} once"
         try:
             path.write_text(original.replace(old, new))
             result = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", TESTS,
-                 "-k", test],
+                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly",
+                 *(tests or [TESTS]), "-k", test],
                 cwd=ROOT, capture_output=True, text=True,
             )  # fmt: skip
         finally:

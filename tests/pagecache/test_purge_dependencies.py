@@ -102,6 +102,18 @@ def test_topics_a_new_article_purges_the_topic_index_counts(reader, site, commit
     assert 'alpha</a> <span class="count">2 articles</span>' in text(reader.get(url))
 
 
+def test_retag_moving_a_public_article_to_other_topics_purges_the_topic_index_counts(
+    reader, site, committed
+):
+    url = reverse("news:tags")
+    warm(reader, url)
+    with committed():
+        site.tags.set(["gamma"])
+    page = text(reader.get(url))
+    assert 'gamma</a> <span class="count">1 article</span>' in page
+    assert ">alpha</a>" not in page
+
+
 def test_feeds_a_new_article_purges_the_feed_and_sitemap(reader, site, committed):
     pages = [reverse("news:feed"), reverse("news:sitemap-news")]
     warm(reader, *pages)

@@ -334,3 +334,25 @@ def test_varnish_serves_the_pages_it_has_while_the_app_server_is_down(site):
     finally:
         site.app.start()
     assert poll(lambda: get(site.varnish.url, "/").cache == "HIT", 5)
+
+
+def test_a_new_release_purges_every_page_varnish_holds_of_the_old_one(site):
+    """A deploy (here: the same code under another SKILLO_RELEASE) reaches the edge: the
+    new release's first process purges the old release's pages, which every page names
+    among its keys, so each is fetched anew on its next request."""
+    pages = ["/", ARTICLE, "/tags/", "/feed/"]
+    copies = {path: cached(site, path).copy for path in pages}
+    before = get(site.app.url, "/").headers["xkey"]
+    site.app.stop()
+    site.app.env["SKILLO_RELEASE"] = "the-next-release"
+    try:
+        site.app.start()
+        after = get(site.app.url, "/").headers["xkey"]
+        assert re.search(r"(^| )release:\w+$", before) and after != before
+        for path in pages:
+            renewed = poll(lambda path=path: cached(site, path).copy != copies[path], 5)
+            assert renewed, f"{path}: Varnish still serves the old release's page"
+    finally:
+        site.app.stop()
+        del site.app.env["SKILLO_RELEASE"]
+        site.app.start()

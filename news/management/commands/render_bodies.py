@@ -1,7 +1,5 @@
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
-from news import cards
 from news.dependencies import ARTICLE, FEEDS
 from news.models import Article
 from news.rendering import html_to_text, render_markdown
@@ -20,12 +18,8 @@ class Command(BaseCommand):
         for pk, body, stored in Article.objects.values_list("pk", "body", "body_html").iterator():
             html = render_markdown(body)
             if html != stored:
-                with transaction.atomic():
-                    # update(): no save signals, no new version; the pages are purged below.
-                    Article.objects.filter(pk=pk).update(
-                        body_html=html, body_text=html_to_text(html)
-                    )
-                    cards.forget([pk])  # a teaser may come from the body
+                # update(): no save signals, no new version; the pages are purged below.
+                Article.objects.filter(pk=pk).update(body_html=html, body_text=html_to_text(html))
                 changed.append(pk)
         if changed:
             purges.purge({*ARTICLE.each(changed), FEEDS()})

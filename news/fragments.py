@@ -1,0 +1,209 @@
+"""The parts of news pages kept as fragments (pagecache.fragments): article cards, and an
+article page's own parts.
+
+Each is kept under dependency keys its page declares too, so whatever purges the page
+purges them, and under the release, so a deploy or a settings change renders them
+again. Measured on a page-cache miss (docs/caching.md): a page of twenty cards rendered
+from the ORM took about four times as long as one read from the cache, an article page
+twice as long.
+"""
+
+import hashlib
+from dataclasses import dataclass
+
+from django.db.models import prefetch_related_objects
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from pagecache import fragments
+
+from .asides import asides
+from .dependencies import ARTICLE, AUTHOR, REFERENCED_BY, SOURCE, TAG, title_key
+from .models import Article, Tag, own_parts_prefetch, related_links_prefetch
+from .paths import article_path
+from .templatetags.news import byline_structured_data, organization, with_images
+from .topics import topic_sizes
+
+CARD = "includes/article_card.html"
+
+
+@dataclass(frozen=True)
+class Card:
+    """An article's card in a list, dated by publication or (``event``) by event."""
+
+    pk: int
+    html: str
+    # The byline's authors: the page shows their names.
+    authors: tuple
+
+    def __str__(self):
+        return mark_safe(self.html)
+
+
+def cards(pks, event=False):
+    """The cards of the articles ``pks``, in their order; an article no longer public has
+    none."""
+    kind = "event-card" if event else "card"
+    names = {f"{kind}:{pk}": pk for pk in pks}
+
+    def build(missing):
+        articles = Article.objects.for_list().filter(pk__in=[names[name] for name in missing])
+        built = {}
+        for article in articles:
+            authors = tuple(author.pk for author in article.byline)
+            html = render_to_string(CARD, {"article": article, "event_dates": event})
+            built[f"{kind}:{article.pk}"] = (
+                (html, authors),
+                [ARTICLE(article.pk), *AUTHOR.each(authors)],
+            )
+        return built
+
+    found = fragments.kept(list(names), build)
+    return [
+        Card(names[name], mark_safe(html), authors) for name, ((html, authors), _) in found.items()
+    ]
+
+
+@dataclass(frozen=True)
+class OwnParts:
+    """What an article page shows of the article itself: its head's tags, the article
+    down to its text's end, its sources and footer; and what the page must know of them."""
+
+    head: str
+    main: str
+    end: str
+    # (id, name, slug) of each topic, by name.
+    topics: tuple
+    authors: tuple
+    source_urls: tuple
+
+    @property
+    def topic_tags(self):
+        return [Tag(pk=pk, name=name, slug=slug) for pk, name, slug in self.topics]
+
+    @property
+    def dependencies(self):
+        return [*AUTHOR.each(self.authors), *SOURCE.each(self.source_urls)]
+
+
+def render_own_parts(request, article):
+    """``article``'s own parts, rendered; reads what ``own_parts_prefetch()`` reads, unless
+    the article comes with it (``for_detail()``)."""
+    prefetch_related_objects([article], *own_parts_prefetch())
+    corrections, updates = article.notices
+    structured_data = article.structured_data(
+        request.build_absolute_uri(article.get_absolute_url()),
+        organization(request),
+        byline_structured_data(request, article.byline),
+        request.build_absolute_uri,
+    )
+    context = {
+        "request": request,
+        "article": article,
+        "structured_data": structured_data,
+        "corrections": corrections,
+        "updates": updates,
+        "body": with_images(article.body_html),
+    }
+    return OwnParts(
+        head=mark_safe(render_to_string("news/article_head.html", context)),
+        main=mark_safe(render_to_string("news/article_main.html", context)),
+        end=mark_safe(render_to_string("news/article_end.html", context)),
+        topics=tuple((tag.pk, tag.name, tag.slug) for tag in article.topics),
+        authors=tuple(author.pk for author in article.byline),
+        source_urls=tuple(source.url for source in article.sources.all() if source.url),
+    )
+
+
+def own_parts(request, article):
+    """``article``'s own parts as readers see them: kept, or rendered and kept. The head
+    holds absolute URLs, so they are kept per origin (scheme and host)."""
+    origin = request.build_absolute_uri("/")
+    name = f"article:{article.pk}:{hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()}"
+
+    def build(_):
+        parts = render_own_parts(request, article)
+        return {name: (parts, [ARTICLE(article.pk), *parts.dependencies])}
+
+    ((parts, _),) = fragments.kept([name], build).values()
+    return parts
+
+
+@dataclass(frozen=True)
+class Listed:
+    """An article a page links to by title."""
+
+    pk: int
+    title: str
+    slug: str
+
+    @classmethod
+    def of(cls, article):
+        return None if article is None else cls(article.pk, article.title, article.slug)
+
+    def get_absolute_url(self):
+        return article_path(self.slug)
+
+
+@dataclass(frozen=True)
+class RelatedLink:
+    """A "See also" entry as readers see it: a link, or the title of an article not
+    written (or not public) yet."""
+
+    title: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What an article page shows around the article, which changes with other articles:
+    its related links (their targets' titles and publication) and the asides."""
+
+    related_links: tuple
+    referenced_by: tuple
+    more_on_topics: tuple
+    # The topic previous and next are walked in: (id, name, slug), or None.
+    topic: object
+    previous: Listed | None
+    next: Listed | None
+
+
+def render_surroundings(article, topics):
+    """``article``'s surroundings and their dependencies. ``topics``: its tags."""
+    prefetch_related_objects([article], related_links_prefetch())
+    links = [link for link in article.related_links.all() if link.is_public]
+    around = asides(article, topics, topic_sizes())
+    surroundings = Surroundings(
+        related_links=tuple(RelatedLink(link.display_title, link.public_url) for link in links),
+        referenced_by=tuple(map(Listed.of, around.referenced_by)),
+        more_on_topics=tuple(map(Listed.of, around.more_on_topics)),
+        topic=None
+        if around.topic is None
+        else Tag(pk=around.topic.pk, name=around.topic.name, slug=around.topic.slug),
+        previous=Listed.of(around.previous),
+        next=Listed.of(around.next),
+    )
+    deps = [
+        ARTICLE(article.pk),
+        # Articles linking here, and topics whose lists it shows (more on these topics,
+        # previous and next).
+        REFERENCED_BY(article.pk),
+        title_key(article.title),
+        *TAG.each(tag.pk for tag in topics),
+        *ARTICLE.each(link.target_id for link in links if link.target_id),
+        *(title_key(link.title) for link in links if not link.target_id),
+        *ARTICLE.each(item.pk for item in around.articles),
+    ]
+    return surroundings, deps
+
+
+def surroundings(article, topics):
+    """``article``'s surroundings as readers see them, kept until one of the articles
+    and topics they show changes; and their dependencies."""
+    name = f"around:{article.pk}"
+
+    def build(_):
+        return {name: render_surroundings(article, topics)}
+
+    ((found, deps),) = fragments.kept([name], build).values()
+    return found, deps
