@@ -67,7 +67,7 @@ from bench._server import (  # noqa: E402
     log_tail,
 )
 
-DEMO_CONTENT = ROOT / "news" / "demo_content"
+DEMO_CONTENT = ROOT / "textfiles" / "demo_content"
 CONFLICT = "after you opened it. Your changes have NOT been saved"
 # Every change made here carries one marker: ZQE<editor>X<n> (admin), ZQI<n> (import).
 MARKER = re.compile(r"\bZQ(?:E\d+X\d+|I\d+)\b")

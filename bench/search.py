@@ -44,7 +44,7 @@ def setup(folder):
 
 def vocabulary():
     words = set()
-    for path in (ROOT / "news" / "demo_content").rglob("*.txt"):
+    for path in (ROOT / "textfiles" / "demo_content").rglob("*.txt"):
         words.update(w.lower() for w in re.findall(r"[A-Za-z]{3,}", path.read_text()))
     return sorted(words)
 

@@ -35,9 +35,9 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from news.importer import import_articles
+from textfiles.importer import import_articles
 
-DEMO_CONTENT = Path(__file__).resolve().parent.parent / "news" / "demo_content"
+DEMO_CONTENT = Path(__file__).resolve().parent.parent / "textfiles" / "demo_content"
 SHARED_ARTICLE = DEMO_CONTENT / "pytorch-2-4.txt"
 SHARED_SLUG = "pytorch-2-4-released-python-3-12-and-a-custom-operator-api"
 
@@ -335,7 +335,7 @@ def illustrations_drawn_once():
     time a test loads the demo content: drawn once per test run."""
     import functools
 
-    from news.management.commands import load_demo
+    from textfiles.management.commands import load_demo
 
     draw = load_demo.illustration
     load_demo.illustration = functools.cache(draw)

@@ -15,8 +15,8 @@ from django.urls import reverse
 from reversion.models import Version
 
 from news.models import Article, ArticleAuthor
-from news.textformat import format_article
 from people.models import Author
+from textfiles.textformat import format_article
 
 from .conftest import count_queries
 from .factories import ArticleFactory, AuthorFactory, AuthorLinkFactory, ImageFactory

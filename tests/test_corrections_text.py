@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from reversion.models import Version
 
-from news.importer import import_articles
 from news.models import Article, Correction
-from news.textformat import FormatError, parse
+from textfiles.importer import import_articles
+from textfiles.textformat import FormatError, parse
 
 from .factories import ArticleFactory, CorrectionFactory
 

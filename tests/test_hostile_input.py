@@ -30,8 +30,8 @@ from django.utils import timezone
 from reversion.models import Version
 
 from news import feeds
-from news.importer import ImportFailed, import_articles
 from news.models import MONTH_NAMES, Article, Source
+from textfiles.importer import ImportFailed, import_articles
 
 from .factories import ArticleFactory
 from .payloads import HOSTILE_URLS, PAYLOADS, TRICKY_VALID_URL

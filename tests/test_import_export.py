@@ -10,8 +10,8 @@ from django.utils.html import strip_tags
 from reversion.models import Version
 from taggit.models import Tag
 
-from news.importer import ImportFailed, import_articles
 from news.models import Article, RelatedLink, RetiredSlug, Source
+from textfiles.importer import ImportFailed, import_articles
 
 from .conftest import SHARED_ARTICLE, SHARED_SLUG
 from .factories import ArticleFactory, RelatedLinkFactory
@@ -169,7 +169,7 @@ def test_export_of_an_unknown_slug_is_an_error():
 
 
 def test_exported_folder_reimports_unchanged(tmp_path):
-    call_command("import_articles", "news/demo_content", stdout=StringIO())
+    call_command("import_articles", "textfiles/demo_content", stdout=StringIO())
     call_command("export_articles", "--output", str(tmp_path), stdout=StringIO())
     out = StringIO()
     call_command("import_articles", str(tmp_path), stdout=out)

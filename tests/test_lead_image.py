@@ -223,8 +223,8 @@ def article_file(folder, header):
 
 
 def test_an_export_names_the_lead_image_and_an_import_sets_it(story, photo, tmp_path):
-    from news.importer import import_articles
-    from news.textformat import format_article
+    from textfiles.importer import import_articles
+    from textfiles.textformat import format_article
 
     text = format_article(story)
     assert f"\nLead image: {photo.sha256[:16]}\n" in text
@@ -238,7 +238,7 @@ def test_an_export_names_the_lead_image_and_an_import_sets_it(story, photo, tmp_
 
 
 def test_an_empty_lead_image_line_removes_it_and_no_line_leaves_it(story, photo, tmp_path):
-    from news.importer import import_articles
+    from textfiles.importer import import_articles
 
     import_articles([article_file(tmp_path, "Format: plain text\nSlug: shell-5-ships")])
     story.refresh_from_db()
@@ -249,7 +249,7 @@ def test_an_empty_lead_image_line_removes_it_and_no_line_leaves_it(story, photo,
 
 
 def test_a_lead_image_not_in_the_library_names_file_and_line(story, tmp_path):
-    from news.importer import ImportFailed, import_articles
+    from textfiles.importer import ImportFailed, import_articles
 
     path = article_file(tmp_path, "Format: plain text\nLead image: 0123456789abcdef")
     with pytest.raises(ImportFailed) as failed:
@@ -261,7 +261,7 @@ def test_a_lead_image_not_in_the_library_names_file_and_line(story, tmp_path):
 
 
 def test_a_lead_image_line_that_is_no_key_is_a_format_error(tmp_path):
-    from news.importer import ImportFailed, import_articles
+    from textfiles.importer import ImportFailed, import_articles
 
     path = article_file(tmp_path, "Format: plain text\nLead image: photo.jpg")
     with pytest.raises(ImportFailed) as failed:
@@ -341,8 +341,8 @@ def test_new_words_for_a_placed_image_show_without_saving_the_article(client, ph
 
 
 def test_a_placed_image_survives_the_plain_text_round_trip(photo, tmp_path):
-    from news.importer import import_articles
-    from news.textformat import format_article
+    from textfiles.importer import import_articles
+    from textfiles.textformat import format_article
 
     article = ArticleFactory(body=f'Text.\n\n![Alt](image:{photo.key} "Cap")', tags=["x"])
     text = format_article(article)

@@ -338,7 +338,7 @@ class Server:
 SEED = f"""
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
-from news.importer import import_articles
+from textfiles.importer import import_articles
 call_command("migrate", verbosity=0)
 import_articles([{str(SHARED_ARTICLE)!r}])
 User.objects.create_user("editor", password="editor-pw", is_staff=True).groups.add(

@@ -22,10 +22,10 @@ from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from reversion.models import Version
 
-from news.importer import import_articles
 from news.models import Article, RetiredSlug, Tag
 from news.rendering import render_markdown
-from news.textformat import (
+from textfiles.importer import import_articles
+from textfiles.textformat import (
     MARKDOWN_JSON,
     PLAIN_TEXT,
     ParsedArticle,

@@ -4,7 +4,7 @@ import pytest
 from django.utils.html import strip_tags
 
 from news.rendering import render_markdown
-from news.textformat import (
+from textfiles.textformat import (
     ExportError,
     FormatError,
     ParsedArticle,

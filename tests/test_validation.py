@@ -14,7 +14,6 @@ from datetime import date
 import pytest
 from django.test import Client
 
-from news.importer import ImportFailed, import_articles
 from news.models import MONTH_NAMES
 from news.rules import (
     MAX_BODY_CHARS,
@@ -24,6 +23,7 @@ from news.rules import (
     MAX_TAG_CHARS,
     MAX_TAGS,
 )
+from textfiles.importer import ImportFailed, import_articles
 
 from .test_admin import form_data
 from .test_limits import post, stored

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "images",
     "search",
     "editorial",
+    "textfiles",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",

@@ -11,8 +11,8 @@ from django.core.management.color import no_style
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from .models import Image
-from .uploads import check_upload
+from images.models import Image
+from images.uploads import check_upload
 
 FOLDER = "images"
 LIBRARY = "library.json"

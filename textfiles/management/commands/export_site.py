@@ -7,17 +7,19 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from images.backup import write_library
-from news.frontpage import BACKUP_FRONT, write_front
-from news.importer import (
+from news.models import Article, RetiredSlug, Tag
+from people.models import Author
+from sources.models import SourceURL
+from textfiles.frontpage import BACKUP_FRONT, write_front
+from textfiles.importer import (
     BACKUP_ARTICLES,
     BACKUP_AUTHORS,
     BACKUP_GONE,
     BACKUP_SOURCES,
     BACKUP_TAGS,
 )
-from news.models import Article, RetiredSlug, Tag
-from news.textformat import (
+from textfiles.library import write_library
+from textfiles.textformat import (
     ExportError,
     ParsedAuthor,
     ParsedSourceURL,
@@ -27,8 +29,6 @@ from news.textformat import (
     format_source_urls,
     format_tags,
 )
-from people.models import Author
-from sources.models import SourceURL
 
 
 @contextmanager

@@ -7,7 +7,7 @@ import json
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_datetime
 
-from .models import Article, FrontPin, Tag
+from news.models import Article, FrontPin, Tag
 
 BACKUP_FRONT = "front.json"
 

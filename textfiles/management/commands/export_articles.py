@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from news.models import Article
-from news.textformat import ExportError, format_article
+from textfiles.textformat import ExportError, format_article
 
 
 class Command(BaseCommand):

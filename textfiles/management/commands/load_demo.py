@@ -12,9 +12,9 @@ from images.illustrations import illustration
 from images.models import Image, Licence
 from images.uploads import check_upload
 from maintenance import statistics
-from news.importer import import_articles
 from news.models import Article, ArticleAuthor, FrontPin
 from people.models import Author, AuthorLink
+from textfiles.importer import import_articles
 
 DEMO_CONTENT = Path(__file__).resolve().parents[2] / "demo_content"
 # Local demo accounts, one per editorial role: (username, password, group, superuser).

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from maintenance import statistics
-from news.importer import ImportFailed, import_site
+from textfiles.importer import ImportFailed, import_site
 
 
 class Command(BaseCommand):

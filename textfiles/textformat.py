@@ -22,7 +22,7 @@ from datetime import date, datetime
 
 from django.utils import timezone
 
-from .models import MONTH_NAMES
+from news.models import MONTH_NAMES
 
 RELATED_HEADING = "Related on Skillo"
 SOURCES_HEADING = "Sources"

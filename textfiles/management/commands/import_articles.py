@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from news.importer import ImportFailed, import_articles
+from textfiles.importer import ImportFailed, import_articles
 
 
 class Command(BaseCommand):

@@ -11,16 +11,24 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from images.backup import restore_library
 from images.models import Image
+from news import purge
+from news.models import (
+    Article,
+    ArticleAuthor,
+    Correction,
+    RelatedLink,
+    RetiredSlug,
+    Source,
+    Tag,
+)
+from news.rules import MAX_SOURCES, SELF_RELATION, tag_problems
+from news.slugs import slug_from_title
 from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
-from . import purge
 from .frontpage import BACKUP_FRONT, restore_front
-from .models import Article, ArticleAuthor, Correction, RelatedLink, RetiredSlug, Source, Tag
-from .rules import MAX_SOURCES, SELF_RELATION, tag_problems
-from .slugs import slug_from_title
+from .library import restore_library
 from .textformat import (
     FormatError,
     ParsedArticle,
