@@ -85,14 +85,18 @@ def search_pages():
     ]
 
 
-def measure(client, path, repeat):
-    """Queries of one request and the median of ``repeat`` timed ones, after a warm-up."""
+def measure(client, path, repeat, before=None):
+    """Queries of one request and the median of ``repeat`` timed ones, after a warm-up.
+
+    ``before``: called before each request, untimed (to make fragments stale)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    before = before or (lambda: None)
     response = client.get(path)
     if response.status_code != 200:
         raise SystemExit(f"GET {path} answered {response.status_code}")
+    before()
     with CaptureQueriesContext(connection) as captured:
         client.get(path)
     # Counted now: the captured list is a view of the connection's log, which the next
@@ -101,11 +105,32 @@ def measure(client, path, repeat):
     # Timed without capturing: recording each query's SQL costs time too.
     timings = []
     for _ in range(repeat):
+        before()
         started = time.perf_counter()
         client.get(path)
         timings.append(time.perf_counter() - started)
     timings.sort()
     return queries, statistics.median(timings) * 1000, timings[int(len(timings) * 0.99)] * 1000
+
+
+# Pages measured again with their fragments made stale before each request, as after a
+# change (pagecache.fragments): an edit of the article, every card of the page changed.
+RENDERED = {"article": "article, after its edit", "home": "home, every card changed"}
+
+
+def stale_fragments(name, path):
+    """What to purge before each request of ``name`` for its RENDERED row."""
+    from django.urls import resolve
+
+    from news.dependencies import ARTICLE
+    from news.models import Article
+    from pagecache import purges
+
+    if name == "article":
+        keys = {ARTICLE(Article.objects.get(slug=resolve(path).kwargs["slug"]).pk)}
+    else:
+        keys = ARTICLE.each(Article.objects.published()[:21].values_list("pk", flat=True))
+    return lambda: purges.purge(keys)
 
 
 def startproject_middleware():
@@ -185,6 +210,25 @@ def main():
             )
             results.append(
                 {"page": name, "queries": queries, "median_ms": median_ms, "p99_ms": p99_ms}
+            )
+        for name, path in pages:
+            if name not in RENDERED or args.only:
+                continue
+            queries, median_ms, p99_ms = measure(
+                client, path, args.repeat, before=stale_fragments(name, path)
+            )
+            print(
+                f"  {RENDERED[name]:<24} {queries:>3} queries {median_ms:>8.1f} ms, "
+                f"p99 {p99_ms:>8.1f} ms",
+                file=sys.stderr,
+            )
+            results.append(
+                {
+                    "page": RENDERED[name],
+                    "queries": queries,
+                    "median_ms": median_ms,
+                    "p99_ms": p99_ms,
+                }
             )
         article = dict(pages)["article"]
         # Alone (bench/pages.py's turn-about rounds), the page comes with the issue's

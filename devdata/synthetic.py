@@ -353,7 +353,7 @@ def build_sources(article, product, version):
     """1-4 sources backing ``article``.
 
     Plain constructors rather than a factory: factory-boy resolves each instance's
-    declarations for about 0.4 ms, and sources outnumber articles 2.5 to 1, which made
+    declarations for each instance, and sources outnumber articles 2.5 to 1, which made
     them a third of a 100,000-article run.
     """
     sources = []

@@ -2,13 +2,13 @@
 
 SQLite plans a query from sqlite_stat1, which only ANALYZE writes. Without it (a site
 that never ran ANALYZE) or with a sample's (PRAGMA analysis_limit), its planner read an
-archive month of 100,000 articles through the wrong index, every article's row, in
-315 ms instead of 0.1 ms, and an article page's related links likewise. PostgreSQL's
+archive month of 100,000 articles through the wrong index, every article's row, and an
+article page's related links likewise. PostgreSQL's
 autovacuum keeps its own statistics.
 
 ANALYZE runs after migrate (each deploy, each make serve), after bulk writes (imports,
 the demo content, synthetic seeding) and from ``manage.py tidy_database`` (nightly, from
-cron): 2.3 s at 100,000 articles, a few milliseconds at a thousand. The steps other apps
+cron). The steps other apps
 register run first (search merges its full-text index: search.index).
 """
 

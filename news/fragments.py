@@ -3,9 +3,8 @@ article page's own parts.
 
 Each is kept under dependency keys its page declares too, so whatever purges the page
 purges them, and under the release, so a deploy or a settings change renders them
-again. Measured on a page-cache miss (docs/caching.md): a page of twenty cards rendered
-from the ORM took about four times as long as one read from the cache, an article page
-twice as long.
+again. Each is worth it on a page-cache miss: docs/benchmarks.md measures pages with
+their fragments kept and rendered again.
 """
 
 import hashlib

@@ -1,8 +1,8 @@
 """Addresses of the pages that lists link to most, without a reverse() per link.
 
 A page of twenty cards links each card's article, its topics and its authors: some 120
-reverse() calls, each walking the URL resolver (about 35 microseconds: 4 ms of a home
-page). Each address's pattern is reversed once per URL configuration and script
+reverse() calls, each walking the URL resolver (docs/benchmarks.md measures what that
+costs a page). Each address's pattern is reversed once per URL configuration and script
 prefix, then filled in with the slug.
 """
 

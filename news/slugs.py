@@ -3,8 +3,9 @@
 import re
 
 from anyascii import anyascii
-from django.db import connections
 from django.utils.text import slugify
+
+from maintenance.locks import transaction_lock
 
 MAX_SLUG_LENGTH = 80
 
@@ -36,7 +37,4 @@ def lock_article_slugs(using="default"):
     PostgreSQL the next save waits here and then sees the committed slug. SQLite, for
     development only, has no such lock; it lets one writer in at a time.
     """
-    connection = connections[using]
-    if connection.vendor == "postgresql" and connection.in_atomic_block:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ARTICLE_SLUG_LOCK])
+    transaction_lock(ARTICLE_SLUG_LOCK, using)

@@ -55,9 +55,9 @@ def _published_counts():
     Every topic's taggings are counted from the tag index alone, less those of the
     articles the public cannot see (drafts, articles in review, scheduled ones), which
     are few and found by the index on status. Counting only the published articles'
-    taggings joined each of them to its article: 0.4 s at 100,000 articles on SQLite and
-    0.17 s on PostgreSQL, against 55-75 ms and 100-115 ms this way. Every app process
-    counts again after each publication when the cache is its own memory (make serve).
+    taggings joined each of them to its article, several times slower on either
+    database. Every app process counts again after each publication when the cache is
+    its own memory (make serve).
     """
 
     def by_tag(taggings):
@@ -75,7 +75,7 @@ def _count_topics():
 
     The counts come from the tag index (_published_counts()), and the names from the
     tags: grouped by every column of a join of tags, taggings and articles, as it was, the
-    same count took 1.5 s at 100,000 articles on SQLite.
+    same count took many times as long.
     """
     counts = _published_counts()
     return [
@@ -130,9 +130,9 @@ def topic_count():
 
 class TopicIndex(Sequence):
     """all_topics() for the topic index, as (id, name, slug, article count) rows: counted
-    and sliced into pages without reading every topic's row (2.3 ms at 5,000 topics) or
-    making a Tag of each of a page's 200 (1.5 ms). A page reads its rows only to write
-    out its entries, which are kept (templatetags.news.topic_index_items)."""
+    and sliced into pages without reading every topic's row out of the cache or making a
+    Tag of each of a page's 200. A page reads its rows only to write out its entries,
+    which are kept (templatetags.news.topic_index_items)."""
 
     def __len__(self):
         return topic_count()
@@ -160,8 +160,8 @@ class _IndexPage(Sequence):
 
 class TopicSizes(Mapping):
     """{tag id: published articles} over two arrays sorted by id: an article page reads
-    the sizes of its few topics, and unpickling every topic's row for them took 6 ms at
-    5,000 topics (a dict of them 0.7 ms, these arrays a few microseconds)."""
+    the sizes of its few topics, and unpickling every topic's row (or a dict of them)
+    for those cost far more than these arrays."""
 
     def __init__(self, ids, counts):
         self.ids, self.counts = ids, counts
@@ -237,10 +237,10 @@ def archive_months():
         published = Article.objects.published()
         if connection.vendor != "sqlite":
             return _by_year(published.dates("event_date", "month"))
-        # SQLite truncates dates in a Python function: dates() took 1.2 s at 100,000
-        # articles (PostgreSQL 0.1 s), paid by each app process after every publication.
-        # Instead, month by month, the first published event date from the month's start
-        # on, found by the index on (status, event_date, ...): 49 ms for 96 months.
+        # SQLite truncates dates in a Python function, for every article, paid by each
+        # app process after every publication. Instead, month by month, the first
+        # published event date from the month's start on, found by the index on
+        # (status, event_date, ...).
         dates = published.order_by("event_date")
         dates = dates.values_list("event_date", flat=True)
         found, day = [], dates.first()

@@ -3,15 +3,15 @@
 FTS5 writes each transaction's changes to the index as a new segment and merges segments
 only a little at a time, and a lookup reads every segment. At 100,000 articles a seeded
 index had 13 segments: checking two words in the newest articles, as a search does,
-took 21 ms, and 3.5 ms once they were merged into one. 500 single edits later there were
-13 to 21 segments again (15 to 25 ms). tidy() merges them all, run by
+took six times as long as once they were merged into one, and 500 single edits later
+there were 13 to 21 segments again. tidy() merges them all, run by
 maintenance.statistics.refresh (after migrate, the demo content and imports, and nightly
 from ``manage.py tidy_database``).
 
 Merging a little after each save instead was tried at 100,000 articles: an incremental
 'optimize' between writes left hundreds of segments; two merge steps per save once 6
-segments had piled up kept 5 to 9 (lookups 10 to 16 ms) but made one save in ten take
-55-75 ms. Once a night does better for less.
+segments had piled up kept 5 to 9, with lookups still three to four times slower, and
+made one save in ten wait for a merge. Once a night does better for less.
 """
 
 from django.db import connections
@@ -20,8 +20,8 @@ FTS_TABLE = "news_article_fts"
 # FTS5's structure record: where it is kept, and the mark of its second version.
 STRUCTURE_ROWID = 10
 STRUCTURE_V2 = b"\xff\x00\x00\x01"
-# Pages written per merge step, each step its own transaction: about 25 ms at 100,000
-# articles, the longest an editor's save waits for it.
+# Pages written per merge step, each step its own transaction: short, since an editor's
+# save waits for the step under way.
 MERGE_PAGES = 200
 
 

@@ -38,8 +38,8 @@ MAX_EXPANSION = 20
 RANK_WINDOW = 100
 # Counting stops here: past it, the count is an estimate. Kept low since a word found in
 # a few percent of articles is counted by walking articles newest first, and PostgreSQL
-# reads each one's tsvector (about 10 microseconds each): 100 matches at 3% is 3,300
-# articles (at 300, a rare word took 62 ms median at 100,000 articles; at 100, 37 ms).
+# reads each one's tsvector: 100 matches at 3% is 3,300 articles (docs/benchmarks.md has
+# what 100 and 300 cost).
 EXACT_COUNT = 100
 # A shorter prefix matches so many words that merging them costs more than it helps.
 MIN_PREFIX = 3

@@ -95,7 +95,7 @@ def long_date(value):
 @register.simple_tag
 def timeline_items(articles):
     """A topic's timeline entries: event date and linked title (a tag rather than a loop
-    in the template, which took 10 ms for a page of a hundred)."""
+    in the template, several times slower for a page of a hundred)."""
     return mark_safe(
         "\n".join(
             f'<li><time datetime="{article.event_date.isoformat()}">'
@@ -142,8 +142,8 @@ def archive_url(day):
 @register.simple_tag
 def topic_index_items(page):
     """The entries of ``page`` of the topic index (rows of news.topics.TopicIndex):
-    linked name and count. Kept until the topics change: 200 entries took 1.2 ms to
-    write out (and a loop in the template 5 ms)."""
+    linked name and count, kept until the topics change: writing out 200 entries was most
+    of an uncached topic index (and a loop in the template slower still)."""
 
     def items():
         return "\n".join(
@@ -159,7 +159,7 @@ def topic_index_items(page):
 
 @register.simple_tag(takes_context=True)
 def news_sitemap_urls(context, articles):
-    """The Google News sitemap's entries (up to a thousand: as a template loop, 50 ms)."""
+    """The Google News sitemap's entries (up to a thousand: too slow as a template loop)."""
     origin = context["request"].build_absolute_uri("/")[:-1]
     return mark_safe(
         "".join(
