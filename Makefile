@@ -45,7 +45,7 @@ run: $(VENV)/.installed
 # to stdout (a reverse proxy in front usually logs them already).
 # make serve VARNISH=1: Varnish (deploy/varnish/skillo.vcl) on SERVE_BIND in front of
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
-# Ctrl-C stops both (deploy/varnish/serve.sh; README, "Varnish in front").
+# Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front").
 SERVE_BIND ?= 127.0.0.1:8000
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001

@@ -79,7 +79,7 @@ def filter_articles(articles, data, topic=None, author=None):
             articles = articles.filter(**{lookup: data[name]})
     if "q" in data:
         # Each word in the title, summary or text. A scan, not the search app's index:
-        # the API sits beside search, not above it (README, "Layout").
+        # the API sits beside search, not above it (README, "Map of the code").
         articles = articles.filter(
             reduce(
                 operator.and_,

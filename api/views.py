@@ -30,7 +30,7 @@ from news.dependencies import (
     TOPICS,
     title_key,
 )
-from news.models import Article, Tag, byline_prefetch, topics_prefetch
+from news.models import Article, Tag, byline_prefetch, with_topics
 from news.topics import all_topics, get_topic_or_404
 from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
@@ -97,7 +97,7 @@ class ArticleList(ApiView, generics.ListAPIView):
         articles = (
             visible_articles(self.request)
             .select_related("lead_image")
-            .prefetch_related(topics_prefetch(), byline_prefetch())
+            .prefetch_related(byline_prefetch())
         )
         return filter_articles(articles, data, topic, author)
 
@@ -108,6 +108,10 @@ class ArticleList(ApiView, generics.ListAPIView):
             tag.article_count = 0
             return tag
         return get_topic_or_404(slug)
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        return page if page is None else with_topics(page)
 
     def list(self, request, *args, **kwargs):
         response = super().list(request, *args, **kwargs)

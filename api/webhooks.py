@@ -126,7 +126,7 @@ def signature(secret, timestamp, body):
 
 
 def verify(secret, header, body, now, tolerance=300):
-    """What a receiver does (README, "Webhooks"); here for the tests and as an example."""
+    """What a receiver does (docs/api.md, "Webhooks"); here for the tests and as an example."""
     parts = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
     try:
         timestamp = int(parts["t"])

@@ -1,1 +1,1 @@
-"""Benchmarks and load tests (see README, "Benchmarks"); not part of the site."""
+"""Benchmarks and load tests (see docs/benchmarks.md); not part of the site."""

@@ -217,11 +217,13 @@ class AuthorForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["slug"].required = False
+        # Not there for a writer, to whom the admin shows the profile read-only.
+        if "slug" in self.fields:
+            self.fields["slug"].required = False
 
     def clean(self):
         cleaned = super().clean()
-        if not cleaned.get("slug") and cleaned.get("name"):
+        if "slug" in self.fields and not cleaned.get("slug") and cleaned.get("name"):
             base = slug_from_title(cleaned["name"], fallback="author")
             taken = set(
                 Author.objects.filter(slug__startswith=base)

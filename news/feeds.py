@@ -15,7 +15,7 @@ from pagecache.dependencies import cached_page
 from people.models import Author
 
 from .dependencies import CORRECTIONS, FEEDS
-from .models import Article, Correction, tagged
+from .models import Article, Correction, tagged, with_topics
 from .paths import tag_path
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
@@ -110,7 +110,7 @@ class LatestArticlesFeed(Feed):
         return Article.objects.for_list().select_related("lead_image").prefetch_related("sources")
 
     def items(self):
-        return self.articles()[:FEED_SIZE]
+        return with_topics(self.articles()[:FEED_SIZE])
 
     # Typed text goes through xml_text(): one stray control character would otherwise
     # make Django refuse to write the feed at all (a 500 for every reader).
@@ -203,7 +203,7 @@ class TagFeed(LatestArticlesFeed):
         return tag_path(tag.slug)
 
     def items(self, tag):
-        return self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE]
+        return with_topics(self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE])
 
 
 class AuthorFeed(LatestArticlesFeed):
@@ -223,7 +223,7 @@ class AuthorFeed(LatestArticlesFeed):
         return author_url(author)
 
     def items(self, author):
-        return self.articles().filter(authorships__author=author)[:FEED_SIZE]
+        return with_topics(self.articles().filter(authorships__author=author)[:FEED_SIZE])
 
     def feed_extra_kwargs(self, author):
         return {"updated_when_empty": author.updated_at}

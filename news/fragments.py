@@ -18,7 +18,7 @@ from pagecache import fragments
 
 from .asides import asides
 from .dependencies import ARTICLE, AUTHOR, REFERENCED_BY, SOURCE, TAG, title_key
-from .models import Article, Tag, own_parts_prefetch, related_links_prefetch
+from .models import Article, Tag, own_parts_prefetch, related_links_prefetch, with_topics
 from .paths import article_path
 from .templatetags.news import byline_structured_data, organization, with_images
 from .topics import topic_sizes
@@ -46,7 +46,9 @@ def cards(pks, event=False):
     names = {f"{kind}:{pk}": pk for pk in pks}
 
     def build(missing):
-        articles = Article.objects.for_list().filter(pk__in=[names[name] for name in missing])
+        articles = with_topics(
+            Article.objects.for_list().filter(pk__in=[names[name] for name in missing])
+        )
         built = {}
         for article in articles:
             authors = tuple(author.pk for author in article.byline)
@@ -89,6 +91,7 @@ def render_own_parts(request, article):
     """``article``'s own parts, rendered; reads what ``own_parts_prefetch()`` reads, unless
     the article comes with it (``for_detail()``)."""
     prefetch_related_objects([article], *own_parts_prefetch())
+    with_topics([article])
     corrections, updates = article.notices
     structured_data = article.structured_data(
         request.build_absolute_uri(article.get_absolute_url()),

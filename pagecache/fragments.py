@@ -16,7 +16,8 @@ from . import release
 from .dependencies import SCHEDULE
 from .store import cache_call, catch_up, tokens_to_store
 
-# A fragment not shown for this long leaves the cache (pages: PAGE_CACHE_TIMEOUT).
+# How long a fragment is kept at most (pages: PAGE_CACHE_TIMEOUT): a release's fragments
+# do not outlive it in a shared cache.
 TIMEOUT = 24 * 3600
 
 

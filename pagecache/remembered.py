@@ -13,6 +13,10 @@ from .dependencies import SCHEDULE
 from .purges import SCHEDULE_KEY, publish_due
 from .store import cache_call, catch_up, tokens_to_store
 
+# How long a value is kept at most: a release's values do not outlive it in a shared
+# cache (each release keeps its own: pagecache.release).
+TIMEOUT = 24 * 3600
+
 
 def remember(key, deps, compute):
     """``compute()``, kept in the cache until one of ``deps`` is purged.
@@ -42,5 +46,5 @@ def remember(key, deps, compute):
     value = compute()
     tokens = tokens_to_store(deps, started) if ok else None
     if tokens is not None:
-        cache_call("set", key, {"value": value, "deps": tokens}, timeout=None)
+        cache_call("set", key, {"value": value, "deps": tokens}, timeout=TIMEOUT)
     return value

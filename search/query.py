@@ -22,11 +22,10 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import prefetch_related_objects
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from news.models import Article, topics_prefetch
+from news.models import Article, with_topics
 
 MAX_QUERY_LENGTH = 200
 MAX_TERMS = 12
@@ -358,8 +357,7 @@ class Results:
             found += self._fetch(self._ranked_page(start, min(stop, RANK_WINDOW)))
         if stop > RANK_WINDOW:
             found += self._fetch(self._older_page(max(start, RANK_WINDOW), stop))
-        prefetch_related_objects(found, topics_prefetch())
-        return found
+        return with_topics(found)
 
     def _ranked_page(self, start, stop):
         window_sql, window_params = self._newest(RANK_WINDOW)

@@ -442,3 +442,13 @@ def test_an_unknown_author_names_file_and_line_and_imports_nothing(tmp_path):
         call_command("import_articles", str(tmp_path), stdout=StringIO(), stderr=err)
     assert f"{tmp_path / 'a.txt'}:4: authors: no author has the slug 'nobody'" in err.getvalue()
     assert Article.objects.count() == 1
+
+
+def test_a_writer_sees_an_authors_profile_read_only(writer, ada):
+    """Writers may not change authors' profiles (editors keep them) but may open one."""
+    client, _ = writer
+    response = client.get(reverse("admin:people_author_change", args=[ada.pk]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Ada Lovelace" in page and "ada-lovelace" in page
+    assert 'name="slug"' not in page and 'name="name"' not in page

@@ -1,9 +1,9 @@
 """The Skillo plain-text article format: parse it, and write it back.
 
-The format is described in the README ("Plain-text articles"). A file's body is in one of
+The format is described in docs/text-format.md. A file's body is in one of
 two forms, named by an optional ``Format:`` line in a header block after the title:
 
-- plain text (the default, and the form of ../shared/skillo-text-format.md): paragraph
+- plain text (the default, and the form of the demo content, textfiles/demo_content): paragraph
   text is literal, so it is escaped on the way into Markdown and unescaped on the way out;
   the two functions are exact inverses, which is what makes the round trip byte for byte;
 - Markdown: the body as the editor wrote it, stored exactly as it is in the file.

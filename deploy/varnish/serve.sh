@@ -8,7 +8,7 @@
 # COMMAND (the app server, listening on BACKEND) in the foreground. Ctrl-C stops both.
 # Varnish's working folder is .varnish/ (VARNISH_WORKDIR), its cache VARNISH_STORAGE
 # (256m) of memory. Meant for one machine; on a server run Debian's varnish service with
-# skillo.vcl and its own backend.vcl (README, "Varnish in front").
+# skillo.vcl and its own backend.vcl (docs/caching.md, "Varnish in front").
 set -euo pipefail
 listen=$1 backend=$2
 shift 2

@@ -152,7 +152,7 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # SQLite serving several processes (README, "SQLite or PostgreSQL"):
+    # SQLite serving several processes (docs/operations.md, "SQLite or PostgreSQL"):
     # - write-ahead logging: readers never wait for a writer, nor a writer for readers;
     # - transactions take the write lock when they begin (IMMEDIATE), so a save that
     #   reads and then writes waits its turn instead of failing with "database is
@@ -228,7 +228,7 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 # Uploaded images (the images app) go through the default storage only: set STORAGES
 # "default" to django-storages' S3 or GCS backend and MEDIA_URL to its address to move
-# them off this machine (README, "Images").
+# them off this machine (docs/operations.md, "Images and media storage").
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 if MEDIA_URL.startswith(("https://", "http://")):
@@ -274,7 +274,7 @@ SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
 # purges by key: `xkey` for Varnish (deploy/varnish), `Surrogate-Key` for Fastly,
 # `Cache-Tag` for Cloudflare (comma-separated keys); several, comma-separated; "off": none.
 SKILLO_SURROGATE_KEY_HEADERS = env_list("SURROGATE_KEY_HEADERS", ["xkey"])
-# Varnish in front (README, "Varnish in front"): where purges go, comma-separated
+# Varnish in front (docs/caching.md, "Varnish in front"): where purges go, comma-separated
 # (http://127.0.0.1:6081,http://10.0.0.2:6081); empty, the default, sends none. Each
 # Varnish must accept purges from this server (the purgers ACL, deploy/varnish).
 SKILLO_VARNISH_PURGE_URLS = env_list("VARNISH_PURGE_URLS", [])
@@ -286,7 +286,7 @@ SKILLO_VARNISH_PURGE_TIMEOUT = float(os.environ.get("VARNISH_PURGE_TIMEOUT", "1"
 # publication; sent only with VARNISH_PURGE_URLS set.
 SKILLO_VARNISH_MAX_AGE = int(os.environ.get("VARNISH_MAX_AGE", "3600"))
 
-# The content API (the api app, README "API"). Tokens only (no session: a browser's
+# The content API (the api app, docs/api.md). Tokens only (no session: a browser's
 # cookies never reach it); JSON only. Anonymous clients are limited per address, counted
 # in the default cache: each process's own with locmem (so the limit is per process),
 # shared with Redis (CACHE_URL). Answers from the page cache are not counted: they cost

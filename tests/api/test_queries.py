@@ -1,5 +1,5 @@
 """Each endpoint's SQL queries, uncached, stay the same whatever the number of articles,
-tags, sources, links and authors (README, "API")."""
+tags, sources, links and authors (docs/api.md)."""
 
 import pytest
 
@@ -15,7 +15,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-# (url, queries): the figures in the README. Topics cost none: their counts are kept in
+# (url, queries): the figures in docs/caching.md. Topics cost none: their counts are kept in
 # the cache (news.topics). An article: itself with its lead image, tags, sources,
 # related links, authors, their links, the articles linking to it, the library images
 # in its text, its corrections and updates.

@@ -74,7 +74,7 @@ def new_page(browser):
 
 @pytest.fixture
 def docs_screenshots(artifacts):
-    """Where the screenshots README links to are saved: docs/ when
+    """Where the screenshots the docs link to are saved: docs/ when
     UPDATE_DOCS_SCREENSHOTS is set (to refresh them), else test-artifacts/, so that a
     test run leaves the repository as it was."""
     if os.environ.get("UPDATE_DOCS_SCREENSHOTS"):

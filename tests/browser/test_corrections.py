@@ -1,7 +1,7 @@
 """Corrections and source fixes in a real browser: an editor marks a correction, a reader
 sees it on the article, on /corrections/ and in the feed; an editor fixes a dead source
 from "Sources to fix" and readers see its archived copy. Saves docs/corrected-article.png
-(the README and the issue's closing note show it)."""
+(docs/newsroom.md shows it)."""
 
 import pytest
 from playwright.sync_api import expect

@@ -1,5 +1,5 @@
 """One test per kind of page dependency (news.dependencies): each fails if the purge of
-that kind is removed from news.purge (checked by removing each in turn; see the README,
+that kind is removed from news.purge (checked by removing each in turn; see docs/caching.md,
 "Speed and caching").
 
 The pages are set up so that the change touches only the kind under test: the header's

@@ -16,7 +16,7 @@ class Command(BaseCommand):
     help = (
         "Write a consistent copy of the SQLite database to DEST while the site keeps "
         "serving (SQLite's online backup API); the copy is checked with PRAGMA "
-        "integrity_check before it is put in place. See README, 'Backups'."
+        "integrity_check before it is put in place. See docs/operations.md, 'Backups'."
     )
 
     def add_arguments(self, parser):
