@@ -4,8 +4,10 @@
 import operator
 from functools import reduce
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 
 from news.models import tagged
@@ -104,3 +106,13 @@ class ArticleCursor(CursorPagination):
 
     def get_ordering(self, request, queryset, view):
         return ORDERINGS[view.filters["ordering"]]
+
+    def paginate_queryset(self, queryset, request, view=None):
+        """A cursor that does not decode (NotFound, DRF's own) or holds a position the
+        ordering's field refuses (a forged ``p=x``: a ValidationError of the model
+        field, a 500 before) is a bad value of ``cursor``: a 400 naming it."""
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except (NotFound, DjangoValidationError, ValueError, TypeError, OverflowError) as error:
+            message = [self.invalid_cursor_message]
+            raise serializers.ValidationError({"cursor": message}) from error

@@ -10,7 +10,11 @@ filters and the cursor are part of the cache key (``cached_page(parameters=...)`
 
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_vary_headers
-from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
+from drf_spectacular.renderers import (
+    OpenApiJsonRenderer,
+    OpenApiJsonRenderer2,
+    OpenApiYamlRenderer,
+)
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import generics
@@ -202,9 +206,10 @@ class AuthorDetail(ApiView, generics.RetrieveAPIView):
 
 
 class Schema(ApiView, SpectacularAPIView):
-    """The OpenAPI 3.1 schema: JSON, or YAML for ``Accept: application/vnd.oai.openapi``."""
+    """The OpenAPI 3.1 schema: JSON (for ``Accept: application/json`` too, what most
+    clients send), or YAML for ``Accept: application/vnd.oai.openapi``."""
 
-    renderer_classes = [OpenApiJsonRenderer, OpenApiYamlRenderer]
+    renderer_classes = [OpenApiJsonRenderer, OpenApiJsonRenderer2, OpenApiYamlRenderer]
 
 
 class Docs(SpectacularSwaggerSplitView):

@@ -1,6 +1,8 @@
 """The articles endpoints: their fields, filters, cursor pages and bad input."""
 
+from base64 import b64encode
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 from django.utils import timezone
@@ -178,8 +180,21 @@ def test_bad_filter_is_a_400_naming_the_parameter(api, query, field):
     assert field in answer
 
 
-def test_bad_cursor_is_a_404_saying_so(api):
-    assert api.json("/api/v1/articles/?cursor=garbage", status=404) == {"detail": "Invalid cursor"}
+@pytest.mark.parametrize(
+    "position", ["p=x", "p=2024", "r=1&p=abc", "o=1&p=2024-13-40T99:00:00", "o=-5"]
+)
+def test_a_forged_cursor_is_a_400_naming_the_cursor(api, position):
+    """A cursor that decodes but holds what no page of this list starts at (base64 of
+    ``p=x`` was a 500)."""
+    ArticleFactory.create_batch(3)
+    cursor = b64encode(position.encode()).decode()
+    answer = api.json(f"/api/v1/articles/?{urlencode({'cursor': cursor})}", status=400)
+    assert answer == {"cursor": ["Invalid cursor"]}
+
+
+def test_a_cursor_that_does_not_decode_is_a_400_naming_the_cursor(api):
+    answer = api.json("/api/v1/articles/?cursor=garbage", status=400)
+    assert answer == {"cursor": ["Invalid cursor"]}
 
 
 def test_unknown_tag_or_author_filter_is_a_404(api):

@@ -21,6 +21,26 @@ def test_the_schema_is_valid_openapi_3_1(api):
     validate(schema)  # raises on any violation of the specification
 
 
+@pytest.mark.parametrize(
+    "accept", ["application/json", "application/vnd.oai.openapi+json", "*/*", None]
+)
+def test_the_schema_is_json_for_what_clients_ask(api, accept):
+    headers = {} if accept is None else {"HTTP_ACCEPT": accept}
+    response = api.get("/api/v1/schema/", **headers)
+    assert response.status_code == 200
+    assert response["Content-Type"].split(";")[0] in {
+        "application/json",
+        "application/vnd.oai.openapi+json",
+    }
+    assert response.json()["openapi"] == "3.1.0"
+
+
+def test_the_schema_is_yaml_for_who_asks_for_it(api):
+    response = api.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi")
+    assert response.status_code == 200
+    assert response.content.startswith(b"openapi: 3.1.0")
+
+
 def test_the_validator_would_catch_a_broken_schema(api):
     schema = api.get("/api/v1/schema/").json()
     schema["paths"]["/api/v1/articles/"]["get"]["parameters"][0]["in"] = "body"
