@@ -66,7 +66,6 @@ class JsonFeed11(SyndicationFeed):
 
 class JsonFeedMixin:
     feed_type = JsonFeed11
-    language = "en"
 
     def item_extra_kwargs(self, item):
         # JSON Feed has room for the teaser beside the whole text.

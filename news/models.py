@@ -513,7 +513,7 @@ class Article(models.Model):
             "description": self.teaser,
             "url": url,
             "mainEntityOfPage": url,
-            "inLanguage": "en",
+            "inLanguage": settings.LANGUAGE_CODE,
             "datePublished": self.published_at.replace(microsecond=0).isoformat(),
             "dateModified": self.updated_at.replace(microsecond=0).isoformat(),
             "contentReferenceTime": event.isoformat(),
@@ -574,9 +574,9 @@ class Article(models.Model):
 
     def structured_images(self, absolute):
         """The lead image as Google's Article guidance asks: 16:9, 4:3 and 1:1 crops,
-        1,200 pixels wide."""
+        1,200 pixels wide; without one, the card link previews show (share_image())."""
         if not self.lead_image_id:
-            return []
+            return [absolute(self.share_image().url)]
         return [
             absolute(social_rendition(self.lead_image, shape).url)
             for shape in ("16x9", "4x3", "1x1")

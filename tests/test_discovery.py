@@ -277,6 +277,27 @@ def test_every_page_names_its_icons_and_they_are_served(client, world):
     assert finders.find("icons/skillo.svg")
 
 
+def test_an_article_without_a_lead_image_gives_json_ld_its_share_card(client):
+    """The picture link previews show (og:image: the card drawn from the title) is the
+    JSON-LD's image too, so search engines have one for every article."""
+    article = ArticleFactory(tags=["python"])
+    page = client.get(article.get_absolute_url()).content.decode()
+    (og_image,) = re.findall(r'<meta property="og:image" content="([^"]+)"', page)
+    assert json_ld(page)["image"] == [og_image]
+    card = client.get(og_image)
+    card.close()
+    assert (card.status_code, card["Content-Type"]) == (200, "image/png")
+
+
+@pytest.mark.parametrize("kind", ["topic", "author"])
+def test_topic_and_author_pages_name_themselves_to_link_previews(client, kind):
+    ArticleFactory(tags=["Rust lang"], authors=["Ada Writer"])
+    url = "/tags/rust-lang/" if kind == "topic" else "/authors/ada-writer/"
+    page = client.get(url).content.decode()
+    name = "Rust lang" if kind == "topic" else "Ada Writer"
+    assert f'<meta property="og:title" content="{name} · Skillo">' in page
+
+
 def test_hostile_title_cannot_break_out_of_json_ld(client):
     title = "</script><script>alert(1)</script><!-- & \u2028"
     article = ArticleFactory(title=title, summary="<b>bold</b> & </script>")

@@ -99,3 +99,21 @@ def test_the_feeds_own_ids_are_permanent_too(article):
     here, there = feed("/feed/atom/"), feed("/feed/atom/", host="news.example", secure=True)
     assert TAG_URI.match(here.find(ATOM + "id").text)
     assert here.find(ATOM + "id").text == there.find(ATOM + "id").text
+
+
+def test_every_feed_and_page_name_the_same_language(article, client):
+    """One language code (the HTML's ``lang``) in RSS, Atom and JSON Feed alike."""
+    page = client.get(article.get_absolute_url()).content.decode()
+    (html_lang,) = re.findall(r'<html lang="([^"]+)"', page)
+    assert feed("/feed/").find("channel/language").text == html_lang
+    assert feed("/feed/atom/").get("{http://www.w3.org/XML/1998/namespace}lang") == html_lang
+    assert client.get("/feed.json").json()["language"] == html_lang
+
+
+@pytest.mark.parametrize("url", ["/", "/tags/rust/", "ARTICLE", "/authors/"])
+def test_every_page_links_its_json_feed_beside_rss_and_atom(article, client, url):
+    url = article.get_absolute_url() if url == "ARTICLE" else url
+    page = client.get(url).content.decode()
+    links = re.findall(r'<link rel="alternate" type="([^"]+)"[^>]*href="([^"]+)"', page)
+    assert ("application/feed+json", "/feed.json") in links
+    assert {"application/rss+xml", "application/atom+xml"} <= {kind for kind, _ in links}

@@ -126,7 +126,8 @@ def test_an_article_without_a_lead_image_shares_a_card_with_its_title(client, me
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
     with PILImage.open(_bytes(response)) as opened:
         assert opened.size == (1200, 630)
-    assert json_ld(html).get("image") is None
+    # The same card is the structured data's image.
+    assert json_ld(html)["image"] == [url]
 
 
 def test_the_card_is_drawn_once(client, media_root, monkeypatch):

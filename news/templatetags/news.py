@@ -5,6 +5,7 @@ from functools import reduce
 from html import escape
 
 from django import template
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.template.loader import render_to_string
@@ -167,7 +168,7 @@ def news_sitemap_urls(context, articles):
   <url>
     <loc>{escape(origin + article_path(article.slug))}</loc>
     <news:news>
-      <news:publication><news:name>Skillo</news:name><news:language>en</news:language></news:publication>
+      <news:publication><news:name>Skillo</news:name><news:language>{settings.LANGUAGE_CODE}</news:language></news:publication>
       <news:publication_date>{datetime_attr(article.published_at)}</news:publication_date>
       <news:title>{escape(xml_text(article.title))}</news:title>
     </news:news>
@@ -330,7 +331,7 @@ def _site_structured_data(request):
                     "@type": "WebSite",
                     "name": "Skillo",
                     "url": request.build_absolute_uri("/"),
-                    "inLanguage": "en",
+                    "inLanguage": settings.LANGUAGE_CODE,
                     "potentialAction": {
                         "@type": "SearchAction",
                         "target": {
