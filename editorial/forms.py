@@ -77,6 +77,9 @@ class ArticleForm(forms.ModelForm):
         self.user = user
         # Read before the form changes the instance: notes are for articles readers saw.
         self.was_public = bool(self.instance.pk) and self.instance.is_published()
+        self.was_published = bool(self.instance.pk) and (
+            self.instance.status == Article.Status.PUBLISHED
+        )
         # Restoring a revision loads its old field values, version included, into the
         # instance and (inside the view's transaction) the row; the admin passes the
         # version the article had before that.
@@ -117,6 +120,7 @@ class ArticleForm(forms.ModelForm):
             # not an IntegrityError).
             lock_article_slugs()
         self._check_note(cleaned)
+        self._publish_now_unless_timed(cleaned)
         if self.instance.pk:
             self._check_not_stale(cleaned.get("loaded_version"))
         if (
@@ -135,6 +139,21 @@ class ArticleForm(forms.ModelForm):
                 "workflow_note", "Say what to change: the writer gets this note by e-mail."
             )
         return cleaned
+
+    def _publish_now_unless_timed(self, cleaned):
+        """A first publication is now, unless the editor set the time on purpose.
+
+        The field holds the time the draft was started (the form's default) or whatever
+        a writer left in it: published days later, the story went out days in the past,
+        below newer ones and in the feeds. A time the editor typed (backdating to the
+        event, scheduling) is kept."""
+        if (
+            not self.was_published
+            and cleaned.get("status") == Article.Status.PUBLISHED
+            and "published_at" in self.fields
+            and "published_at" not in self.changed_data
+        ):
+            cleaned["published_at"] = timezone.now().replace(microsecond=0)
 
     def _check_note(self, cleaned):
         kind = cleaned.get("change_kind")

@@ -458,3 +458,48 @@ def test_bulk_action_on_a_tag_filtered_list(editor):
     )
     assert "Published 1 article" in response.content.decode()
     assert Article.objects.published().get() == draft
+
+
+# First publication
+
+
+def as_the_browser_sends_it(client, article, **fields):
+    """The change form's data with the hidden initial values the page carries (Django's
+    way of telling a field left alone from one changed), as a browser submits it."""
+    import re
+
+    page = client.get(change_url(article)).content.decode()
+    initial = dict(re.findall(r'name="(initial-published_at_\d)" value="([^"]*)"', page))
+    assert set(initial) == {"initial-published_at_0", "initial-published_at_1"}
+    return {**edit_data(article, **fields), **initial}
+
+
+def test_publishing_a_draft_puts_it_out_now_not_when_it_was_started(editor):
+    draft = ArticleFactory(draft=True, published_at=timezone.now() - timedelta(days=5))
+    before = timezone.now().replace(microsecond=0)
+    data = as_the_browser_sends_it(editor, draft, status=Article.Status.PUBLISHED)
+    response = editor.post(change_url(draft), data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    draft.refresh_from_db()
+    assert draft.is_published() and before <= draft.published_at <= timezone.now()
+
+
+def test_an_editor_may_backdate_a_first_publication_on_purpose(editor):
+    draft = ArticleFactory(draft=True, event_date=date(2024, 7, 24))
+    data = as_the_browser_sends_it(
+        editor, draft, status=Article.Status.PUBLISHED,
+        published_at_0="2024-07-24", published_at_1="09:00:00",
+    )  # fmt: skip
+    assert editor.post(change_url(draft), data).status_code == 302
+    draft.refresh_from_db()
+    assert timezone.localtime(draft.published_at).isoformat() == "2024-07-24T09:00:00+00:00"
+    assert draft.is_backdated
+
+
+def test_editing_a_published_article_keeps_its_publication_time(editor):
+    story = ArticleFactory(published_at=timezone.now() - timedelta(days=5))
+    published = story.published_at.replace(microsecond=0)
+    data = as_the_browser_sends_it(editor, story, summary="A better summary.")
+    assert editor.post(change_url(story), data).status_code == 302
+    story.refresh_from_db()
+    assert story.published_at.replace(microsecond=0) == published
