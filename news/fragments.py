@@ -1,5 +1,5 @@
-"""The parts of news pages kept as fragments (pagecache.fragments): article cards, and an
-article page's own parts.
+"""The parts of news pages kept as fragments (pagecache.fragments): article cards, an
+article page's own parts and what surrounds them (related links, asides).
 
 Each is kept under dependency keys its page declares too, so whatever purges the page
 purges them, and under the release, so a deploy or a settings change renders them
@@ -34,9 +34,6 @@ class Card:
     html: str
     # The byline's authors: the page shows their names.
     authors: tuple
-
-    def __str__(self):
-        return mark_safe(self.html)
 
 
 def cards(pks, event=False):

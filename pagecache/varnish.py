@@ -185,11 +185,15 @@ def announce_release():
     current = release.release()
     with transaction.atomic():
         seen = Release.objects.select_for_update().order_by("pk").first()
-        if seen is not None and seen.name == current:
+        if seen is None:
+            # The first release Varnish is told of: nothing of another to purge.
+            Release.objects.create(name=current)
             return
-        previous = seen.name if seen is not None else None
-        Release.objects.update_or_create(pk=seen.pk if seen else None, defaults={"name": current})
-    if previous is not None:
+        if seen.name == current:
+            return
+        previous, seen.name = seen.name, current
+        seen.save()
+    if previous:
         logger.info("Release %s follows %s: purging its pages from Varnish.", current, previous)
         keep(targets(), {release_key(previous)})
 
