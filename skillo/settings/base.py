@@ -260,6 +260,12 @@ SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # set once before the first publication and never changed, or readers see every
 # article again as new.
 SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
+# /.well-known/security.txt (RFC 9116) for whoever finds a vulnerability: where to
+# report it (mailto: or https: addresses, comma-separated) and, optionally, the
+# disclosure policy's address. No contact set, no file (404): a made-up contact would
+# send reports nowhere.
+SKILLO_SECURITY_CONTACTS = env_list("SECURITY_CONTACT", [])
+SKILLO_SECURITY_POLICY = os.environ.get("SECURITY_POLICY", "")
 
 # What the deployed code is called (say, its commit): named in every cache key of
 # output, with the settings, so a deploy is seen at once (pagecache.release). Empty, the
