@@ -161,7 +161,7 @@ class ImageAdmin(admin.ModelAdmin):
     @admin.display(description="Crops")
     def crops(self, image):
         return format_html(
-            '<span class="image-crops">{}</span>',
+            '<div class="image-crops">{}</div>',
             format_html_join(
                 "",
                 '<figure><img src="{}" width="{}" height="{}" alt=""><figcaption>{}'
