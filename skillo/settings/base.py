@@ -246,7 +246,8 @@ IMAGE_AVIF_SPEED = 8
 IMAGE_AVIF_QUALITY = 58
 IMAGE_JPEG_QUALITY = 80
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Django's, writing each file whole or not at all (images/storage.py).
+    "default": {"BACKEND": "images.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
