@@ -48,8 +48,8 @@ class Receiver(http.server.ThreadingHTTPServer):
 
 @pytest.fixture
 def receiver(settings):
-    # The receiver listens on loopback, which webhooks refuse outside the tests.
-    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+    # The receiver listens on loopback, which webhooks refuse unless this is on.
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
     server = Receiver()
     # A short poll: shutdown() waits for the loop to look, half a second by default.
     thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
@@ -236,8 +236,8 @@ def test_a_host_no_longer_allowed_is_refused_at_sending(hook, receiver):
     assert "not allowed" in Delivery.objects.get().log.get().error
 
 
-def test_loopback_is_refused_outside_the_tests(hook, receiver, settings):
-    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+def test_loopback_is_refused_unless_private_addresses_are_allowed(hook, receiver, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
     ArticleFactory()
     send_due()
     assert receiver.got == []
