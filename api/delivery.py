@@ -24,7 +24,7 @@ from news.models import Article
 from outbound.addresses import Refused, checked_address
 
 from .models import RETRY_FIRST, Attempt, Delivery, url_problem
-from .webhooks import SIGNATURE_HEADER, signature
+from .webhooks import signature
 
 TIMEOUT = 10  # seconds for a receiver to answer; a slow one only slows the worker
 LEASE = 5 * 60  # seconds a claimed delivery is kept from other workers
@@ -102,23 +102,17 @@ def claim(delivery, now):
 def attempt(delivery):
     """Send ``delivery`` once and record the attempt; returns the Attempt."""
     hook = delivery.webhook
-    body = json.dumps(
-        {
-            **delivery.payload,
-            "delivery": delivery.pk,
-            "created_at": delivery.created_at.isoformat(),
-        },
-        separators=(",", ":"),
-    ).encode()
-    timestamp = int(time.time())
+    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
+    now = timezone.now()
+    timestamp = int(now.timestamp())
     headers = {
         "Content-Type": "application/json",
-        "User-Agent": "Skillo-Webhooks/1",
-        "Skillo-Event": delivery.event,
-        "Skillo-Delivery": str(delivery.pk),
-        SIGNATURE_HEADER: signature(hook.secret, timestamp, body),
+        "User-Agent": "Skillo-Webhooks/2",
+        "webhook-id": delivery.msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": signature(hook.signing_secrets(now), delivery.msg_id, timestamp, body),
     }
-    record = Attempt(delivery=delivery, at=timezone.now())
+    record = Attempt(delivery=delivery, at=now)
     started = time.monotonic()
     try:
         record.status_code = post(hook.url, body, headers)
