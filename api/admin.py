@@ -133,14 +133,19 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_select_related = ["webhook"]
     date_hierarchy = "created_at"
     readonly_fields = [
-        "webhook", "event", "article_id", "payload", "state", "due_at", "scheduled_for",
-        "attempts", "created_at", "last_status",
+        "webhook", "webhook_id_header", "event", "article_id", "payload", "state", "due_at",
+        "scheduled_for", "attempts", "created_at", "last_status",
     ]  # fmt: skip
     inlines = [AttemptInline]
     actions = ["send_again_action"]
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="webhook-id")
+    def webhook_id_header(self, delivery):
+        # What the receiver logged, to find a delivery it asks about.
+        return delivery.msg_id
 
     @admin.action(description="Send again", permissions=["change"])
     def send_again_action(self, request, queryset):

@@ -22,15 +22,15 @@ class Refused(Exception):
     """The request may not go to this address."""
 
 
-def first_allowed(host, found):
-    """The first address of ``found`` (getaddrinfo's answer for ``host``) if every one
-    is allowed; Refused otherwise."""
+def allowed_addresses(host, found):
+    """The addresses of ``found`` (getaddrinfo's answer for ``host``) if every one is
+    allowed; Refused otherwise."""
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
     if not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES:
         for address in addresses:
             if not address.is_global:
                 raise Refused(f"{host} resolves to a non-public address ({address})")
-    return str(addresses[0])
+    return [str(address) for address in addresses]
 
 
 def checked_address(host, port):
@@ -39,11 +39,11 @@ def checked_address(host, port):
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as error:
         raise Refused(f"cannot resolve {host}: {error.strerror}") from None
-    return first_allowed(host, found)
+    return allowed_addresses(host, found)[0]
 
 
 class PinnedBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's network backend, connecting to the checked address; TLS is still
+    """httpcore's network backend, connecting only to checked addresses; TLS is still
     checked against the host name, which httpcore passes on to ``start_tls``."""
 
     def __init__(self):
@@ -58,11 +58,19 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         except TimeoutError as error:
             raise httpcore.ConnectTimeout(f"resolving {host} timed out") from error
         except socket.gaierror as error:
-            # httpx's words for it; the cause tells the checker it was DNS.
+            # An error httpx knows; its cause tells sources.checker that it was DNS.
             raise httpcore.ConnectError(f"cannot resolve {host}") from error
-        return await self.backend.connect_tcp(
-            first_allowed(host, found), port, timeout, local_address, socket_options
-        )
+        *others, last = allowed_addresses(host, found)
+        # Each in turn, as anyio does for httpx: a host's IPv6 address, say, may be
+        # unreachable from here.
+        for address in others:
+            try:
+                return await self.backend.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError:
+                pass
+        return await self.backend.connect_tcp(last, port, timeout, local_address, socket_options)
 
     async def sleep(self, seconds):
         await self.backend.sleep(seconds)

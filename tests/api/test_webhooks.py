@@ -396,6 +396,14 @@ def test_the_delivery_log_shows_each_attempt_in_the_admin(hook, receiver, admin_
     assert "500" in page
 
 
+def test_the_delivery_page_shows_the_webhook_id_the_receiver_saw(hook, receiver, admin_client):
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    page = admin_client.get(f"/admin/api/delivery/{delivery.pk}/change/").content.decode()
+    assert receiver.got[0][0]["webhook-id"] in page
+
+
 def test_the_command_sends_what_is_due(hook, receiver):
     ArticleFactory()
     call_command("send_webhooks", verbosity=0)
