@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "axes",
+    "outbound",
     "pagecache",
     "maintenance",
     "sources",
@@ -331,9 +332,12 @@ SPECTACULAR_SETTINGS = {
 }
 # The site's address, for webhook payloads (sent with no request to take it from).
 SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-# Webhooks never go to loopback, private or link-local addresses (the app's own
-# network); only the tests, whose receiver listens on 127.0.0.1, turn this on.
-SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+
+# Skillo's own outgoing requests (webhooks, source checks) go to public addresses only,
+# never to loopback, private or link-local ones (this machine and its network: the
+# outbound app). On, they may, to try a receiver on the same machine or network;
+# check --deploy warns while it is.
+SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
