@@ -47,7 +47,9 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "axes",
+    "django_tasks_db",
     "outbound",
+    "background",
     "pagecache",
     "maintenance",
     "sources",
@@ -342,6 +344,25 @@ SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
 SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
+
+# Background work (the background app): Django's tasks, queued in the project's own
+# database (django-tasks-db), so that a task is queued in the transaction of the change
+# that causes it and no other service is needed; run by `manage.py run_worker`, which
+# `make run` and `make serve` start.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
+SKILLO_TASK_RETRY_DELAY = float(os.environ.get("TASK_RETRY_DELAY", "30"))
+SKILLO_TASK_MAX_ATTEMPTS = int(os.environ.get("TASK_MAX_ATTEMPTS", "5"))
+# A task still running this long after it started is taken to have lost its worker.
+SKILLO_TASK_LEASE = int(os.environ.get("TASK_LEASE", "600"))
+# How long a stopping worker lets its running task finish.
+SKILLO_TASK_SHUTDOWN_TIMEOUT = int(os.environ.get("TASK_SHUTDOWN_TIMEOUT", "60"))
+# Tasks that ended well are forgotten after this many days (failed ones are kept).
+SKILLO_TASK_RESULTS_DAYS = int(os.environ.get("TASK_RESULTS_DAYS", "7"))
+# Queued by the workers when due (background.schedule): name -> (task, how often).
+SKILLO_PERIODIC_TASKS = {
+    "prune-task-results": ("background.tasks.prune_results", timedelta(days=1)),
+}
 
 # E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP
 # from the environment; `make run` prints mails to the console (development settings).
