@@ -1,3 +1,4 @@
+import logging
 import os
 import socket
 
@@ -29,6 +30,14 @@ class Command(BaseCommand):
             "--id", dest="worker_id", help="the worker's name in task results (default: host:pid)"
         )
 
-    def handle(self, *args, queues, interval, max_tasks, batch, worker_id, **options):
+    def handle(self, *args, queues, interval, max_tasks, batch, worker_id, verbosity, **options):
+        # What the worker does, on its standard error: a line per task (verbosity 1),
+        # only problems at 0.
+        logger = logging.getLogger("background")
+        if not logger.handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            logger.addHandler(handler)
+        logger.setLevel(logging.INFO if verbosity else logging.WARNING)
         worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
         Worker(worker_id, queues or ["default"], interval, max_tasks, batch).run()
