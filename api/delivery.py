@@ -11,6 +11,9 @@ The connection then goes to the address that was checked, so DNS cannot answer
 differently in between.
 """
 
+import base64
+import hashlib
+import hmac
 import http.client
 import json
 import socket
@@ -23,8 +26,7 @@ from django.utils import timezone
 from news.models import Article
 from outbound.addresses import Refused, checked_address
 
-from .models import RETRY_FIRST, Attempt, Delivery, url_problem
-from .webhooks import signature
+from .models import RETRY_FIRST, Attempt, Delivery, signing_key, url_problem
 
 TIMEOUT = 10  # seconds for a receiver to answer; a slow one only slows the worker
 LEASE = 5 * 60  # seconds a claimed delivery is kept from other workers
@@ -166,4 +168,16 @@ def send_again(deliveries):
     now = timezone.now()
     return deliveries.update(
         state=Delivery.State.PENDING, due_at=now, created_at=now, scheduled_for=None
+    )
+
+
+def signature(secrets, message_id, timestamp, body):
+    """The ``webhook-signature`` header: ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>."
+    + body>`` for each secret, space-separated; a receiver accepts the delivery when one
+    of them verifies with its secret (so a rotation goes unnoticed)."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    return " ".join(
+        "v1,"
+        + base64.b64encode(hmac.new(signing_key(secret), signed, hashlib.sha256).digest()).decode()
+        for secret in secrets
     )

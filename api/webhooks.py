@@ -9,11 +9,8 @@ format (standardwebhooks.com): the payload is ``{"type", "timestamp", "data"}``,
 as ``signature()`` says.
 """
 
-import base64
-import hashlib
-import hmac
-
 from django.conf import settings
+from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.urls import reverse
@@ -23,7 +20,8 @@ from news import purge
 from news.models import Correction
 from news.purge import articles_changed, footprint
 
-from .models import Delivery, Event, Webhook, signing_key
+from .models import Delivery, Event, Webhook
+from .tasks import send_due_webhooks
 
 
 def events_for(old, new):
@@ -90,7 +88,9 @@ def queue_deliveries(sender, changes, **kwargs):
                 if event in hook.events
             ]
     if rows:
-        Delivery.objects.bulk_create(rows)
+        with transaction.atomic():  # the deliveries and the task that sends them, or neither
+            Delivery.objects.bulk_create(rows)
+            send_due_webhooks.enqueue()
 
 
 @receiver(post_save, sender=Correction)
@@ -115,7 +115,7 @@ def queue_correction(sender, instance, created, **kwargs):
                 },
             },
         )
-        Delivery.objects.bulk_create(
+        rows = [
             Delivery(
                 webhook=hook,
                 event=Event.CORRECTION,
@@ -126,20 +126,12 @@ def queue_correction(sender, instance, created, **kwargs):
             )
             for hook in Webhook.objects.filter(active=True)
             if Event.CORRECTION in hook.events
-        )
+        ]
+        if rows:
+            with transaction.atomic():
+                Delivery.objects.bulk_create(rows)
+                send_due_webhooks.enqueue()
 
     # news.purge's on_commit: after the commit, like the other events (and replaceable
     # in tests, where pytest-django's transactions never commit).
     purge.on_commit(queue)
-
-
-def signature(secrets, message_id, timestamp, body):
-    """The ``webhook-signature`` header: ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>."
-    + body>`` for each secret, space-separated; a receiver accepts the delivery when one
-    of them verifies with its secret (so a rotation goes unnoticed)."""
-    signed = f"{message_id}.{timestamp}.".encode() + body
-    return " ".join(
-        "v1,"
-        + base64.b64encode(hmac.new(signing_key(secret), signed, hashlib.sha256).digest()).decode()
-        for secret in secrets
-    )

@@ -362,6 +362,9 @@ SKILLO_TASK_RESULTS_DAYS = int(os.environ.get("TASK_RESULTS_DAYS", "7"))
 # Queued by the workers when due (background.schedule): name -> (task, how often).
 SKILLO_PERIODIC_TASKS = {
     "prune-task-results": ("background.tasks.prune_results", timedelta(days=1)),
+    # Retries of webhook deliveries and announcements of scheduled publications (new
+    # deliveries are sent by a task queued with them).
+    "send-webhooks": ("api.tasks.send_due_webhooks", timedelta(minutes=1)),
 }
 
 # E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP

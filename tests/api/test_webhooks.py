@@ -18,9 +18,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from api.delivery import send_due
 from api.models import SECRET_OVERLAP, Delivery, Event, Webhook
+from background.worker import Worker
 from news.models import Article
 from tests.factories import ArticleFactory, WebhookFactory, WebhookHostFactory
 
@@ -477,3 +479,25 @@ def test_migrated_deliveries_get_the_standard_payload_and_ids_of_their_own():
         "data": {"article": {"id": 0, "slug": "s-0"}},
     }
     assert deliveries[0].message_id != deliveries[1].message_id
+
+
+# Sent by the background worker (issue 28): no cron.
+
+
+def test_a_publication_queues_the_task_that_sends_its_deliveries(hook, receiver):
+    ArticleFactory()
+    (queued,) = DBTaskResult.objects.all()
+    assert queued.task_path == "api.tasks.send_due_webhooks"
+    assert Delivery.objects.count() == 1
+
+
+def test_the_background_worker_delivers_what_the_publication_queued(hook, receiver):
+    ArticleFactory()
+    assert Worker("test-worker", batch=True).run_one()
+    assert len(receiver.got) == 1
+    assert Delivery.objects.get().state == Delivery.State.DELIVERED
+
+
+def test_a_change_that_makes_no_delivery_queues_no_task(receiver):
+    ArticleFactory()  # no webhook listens
+    assert not DBTaskResult.objects.exists()
