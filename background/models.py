@@ -11,3 +11,15 @@ class PeriodicRun(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class WorkerBeat(models.Model):
+    """A running worker's last sign of life, written every few seconds while it runs (also
+    during a long task). A task whose worker has been silent for SKILLO_TASK_LEASE
+    seconds is run again elsewhere: the worker was killed or its machine lost."""
+
+    worker_id = models.CharField(max_length=200, primary_key=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self):
+        return self.worker_id

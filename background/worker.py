@@ -9,9 +9,10 @@ cannot lose its task. What django-tasks-db's own ``db_worker`` leaves out is her
   up to SKILLO_TASK_MAX_ATTEMPTS tries, then ends as failed with its error;
 - a task whose work no longer makes sense (what it was for is gone, its arguments do
   not fit: see ABANDONED) fails at once, and the worker goes on with the next;
-- a task whose worker died (``kill -9``, a lost machine) runs again once its lease,
-  SKILLO_TASK_LEASE seconds from its start, has run out: at least once, never lost
-  (tasks are written to be safe to run twice);
+- a task whose worker died (``kill -9``, a lost machine) runs again once the worker has
+  been silent for SKILLO_TASK_LEASE seconds (a running worker says it is alive every
+  few seconds, also while a long task runs): at least once, never lost (tasks are
+  written to be safe to run twice);
 - periodic tasks (background.schedule) are queued by whichever worker finds them due;
 - SIGTERM or Ctrl-C lets the running task finish, up to SKILLO_TASK_SHUTDOWN_TIMEOUT
   seconds, and takes no new one; a task cut short there goes back to the queue.
@@ -27,13 +28,14 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import OperationalError, close_old_connections, transaction
+from django.db import OperationalError, close_old_connections, connection, transaction
 from django.tasks import TaskContext, TaskResultStatus
 from django.tasks.signals import task_finished, task_started
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from . import schedule
+from .models import WorkerBeat
 
 logger = logging.getLogger("background")
 
@@ -103,7 +105,28 @@ class Worker:
     def run(self):
         self.install_signals()
         logger.info("%s: taking tasks from %s", self.worker_id, ", ".join(self.queues))
-        self.loop()
+        beating = threading.Thread(target=self.beat, name="heartbeat", daemon=True)
+        beating.start()
+        try:
+            self.loop()
+        finally:
+            self.stopping.set()
+            beating.join(timeout=5)
+            WorkerBeat.objects.filter(worker_id=self.worker_id).delete()
+
+    def beat(self):
+        """Say every few seconds that this worker is alive, until it stops (a thread, with
+        a database connection of its own, so a long task does not silence it)."""
+        every = max(settings.SKILLO_TASK_LEASE / 4, 0.5)
+        try:
+            while True:
+                WorkerBeat.objects.update_or_create(
+                    worker_id=self.worker_id, defaults={"seen_at": timezone.now()}
+                )
+                if self.stopping.wait(every):
+                    return
+        finally:
+            connection.close()
 
     def loop(self):
         next_schedule = 0.0
@@ -150,11 +173,23 @@ class Worker:
             raise
 
     def return_lost(self):
-        """Give the tasks whose worker stopped mid-task (their lease ran out) another go."""
+        """Give the tasks whose worker stopped mid-task (silent for the lease) another go."""
         expired = timezone.now() - timedelta(seconds=settings.SKILLO_TASK_LEASE)
-        lost = self.tasks().running().filter(started_at__lt=expired)
-        for row in lost.select_for_update(skip_locked=True):
+        candidates = list(
+            self.tasks()
+            .running()
+            .filter(started_at__lt=expired)
+            .select_for_update(skip_locked=True)
+        )
+        if not candidates:
+            return
+        alive = set(
+            WorkerBeat.objects.filter(seen_at__gte=expired).values_list("worker_id", flat=True)
+        )
+        for row in candidates:
             stopped = row.worker_ids[-1] if row.worker_ids else "?"
+            if stopped in alive:
+                continue
             error = WorkerLost(f"worker {stopped} stopped while running it")
             logger.warning("%s: task %s: %s", self.worker_id, row.id, error)
             self.retry_or_fail(row, error, delay=0)

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from background import schedule
-from background.models import PeriodicRun
+from background.models import PeriodicRun, WorkerBeat
 from background.tasks import prune_results
 from background.worker import Worker
 from news.models import Tag
@@ -133,6 +133,17 @@ def test_a_task_whose_worker_stopped_runs_again_once_its_lease_is_over():
     row = DBTaskResult.objects.get(id=result.id)
     assert (row.status, len(row.worker_ids)) == (TaskResultStatus.SUCCESSFUL, 2)
     assert "again" in names()
+
+
+def test_a_long_task_is_left_to_its_worker_while_that_worker_is_alive():
+    result = tasks.record.enqueue("long")
+    worker().claim()  # claimed by "test-worker", still beating below
+    later = timezone.now() + timedelta(seconds=601)
+    WorkerBeat.objects.create(worker_id="test-worker", seen_at=later)
+    with time_machine.travel(later):
+        run_all(Worker("another", batch=True))
+    assert DBTaskResult.objects.get(id=result.id).worker_ids == ["test-worker"]
+    assert "long" not in names()
 
 
 def test_a_periodic_task_missed_for_a_week_is_queued_once(settings):

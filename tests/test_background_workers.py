@@ -100,6 +100,15 @@ def test_a_task_whose_worker_is_killed_runs_again_on_another_once_its_lease_is_o
     assert Tag.objects.filter(name="survivor").count() == 1
 
 
+def test_a_task_longer_than_the_lease_runs_once_while_its_worker_lives(start_worker):
+    result = tasks.slow.enqueue("long", 4)
+    start_worker("steady", TASK_LEASE=1)
+    until(lambda: has_topic("long-started"), "the first worker starts the task")
+    start_worker("eager", TASK_LEASE=1)
+    until(lambda: DBTaskResult.objects.get(id=result.id).status == "SUCCESSFUL", "it is done")
+    assert DBTaskResult.objects.get(id=result.id).worker_ids == ["steady"]
+
+
 def test_sigterm_lets_the_running_task_finish_and_takes_no_new_one(start_worker):
     running = tasks.slow.enqueue("finished", 1)
     waiting = tasks.record.enqueue("not taken")

@@ -353,8 +353,8 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 # A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
 SKILLO_TASK_RETRY_DELAY = float(os.environ.get("TASK_RETRY_DELAY", "30"))
 SKILLO_TASK_MAX_ATTEMPTS = int(os.environ.get("TASK_MAX_ATTEMPTS", "5"))
-# A task still running this long after it started is taken to have lost its worker.
-SKILLO_TASK_LEASE = int(os.environ.get("TASK_LEASE", "600"))
+# A task whose worker has been silent this long (seconds) is taken to have lost it.
+SKILLO_TASK_LEASE = int(os.environ.get("TASK_LEASE", "60"))
 # How long a stopping worker lets its running task finish.
 SKILLO_TASK_SHUTDOWN_TIMEOUT = int(os.environ.get("TASK_SHUTDOWN_TIMEOUT", "60"))
 # Tasks that ended well are forgotten after this many days (failed ones are kept).
