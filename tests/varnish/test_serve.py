@@ -1,0 +1,137 @@
+"""`make serve VARNISH=1`'s launcher (deploy/varnish/serve.sh) as a process of its own,
+with gunicorn on the production settings behind it, each test with a launcher of its
+own: what readers get while the app server is down, and how the launcher stops.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+
+import pytest
+
+from tests.conftest import SHARED_SLUG
+from tests.varnish.servers import ROOT, Launcher, get, poll
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="runs its own servers on a SQLite file; once, in the SQLite pass, is enough",
+)
+
+ARTICLE = f"/articles/{SHARED_SLUG}/"
+# A request Varnish always passes to the app server (a session cookie): 503 from Varnish
+# while no app server answers, the app's 200 once one does.
+PASSED = {"Cookie": "sessionid=none"}
+
+
+@pytest.fixture(scope="module")
+def demo_database(tmp_path_factory):
+    """The demo content in a SQLite file, copied for each launcher."""
+    path = tmp_path_factory.mktemp("launcher-demo") / "db.sqlite3"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
+           "DATABASE_URL": f"sqlite:///{path}"}  # fmt: skip
+    for command in (["migrate", "--noinput"], ["load_demo"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT, env=env, check=True, capture_output=True,
+        )  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def launch(tmp_path, varnishd, demo_database, production_static):
+    """Start a launcher as `make serve VARNISH=1` does; each is stopped at the end."""
+    started = []
+
+    def start(command=None, wait=True):
+        folder = tmp_path / f"launcher-{len(started)}"
+        folder.mkdir()
+        database = folder / "db.sqlite3"
+        with (
+            closing(sqlite3.connect(demo_database)) as source,
+            closing(sqlite3.connect(database)) as copy,
+        ):
+            source.backup(copy)
+        launcher = Launcher(production_env(folder, production_static), folder, command)
+        launcher.env["VARNISH_PURGE_URLS"] = launcher.url
+        started.append(launcher)
+        return launcher.start(wait=wait)
+
+    yield start
+    for launcher in started:
+        launcher.stop()
+
+
+def production_env(folder, static):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
+        "SECRET_KEY": "launcher-test-" + "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "TRUSTED_PROXY_COUNT": "1",
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "STATIC_ROOT": str(static),
+        "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
+    }
+    for name in ("CACHE_URL", "SURROGATE_KEY_HEADERS", "VARNISH_MAX_AGE", "CDN_MAX_AGE"):
+        env.pop(name, None)
+    return env
+
+
+def hit(launcher, path):
+    """Request ``path`` through Varnish until it is a hit; the hit."""
+    found = poll(lambda: (r := get(launcher.url, path)).cache == "HIT" and r, 10, 0.05)
+    assert found, f"{path} is never a hit"
+    return found
+
+
+def test_varnish_serves_its_pages_while_the_app_server_is_killed_and_restarted(launch):
+    launcher = launch()
+    page = hit(launcher, ARTICLE)
+    master = launcher.app_master()
+    os.kill(master, signal.SIGKILL)
+    # Down: what Varnish must fetch is a 503 (its workers went with the master)...
+    down = poll(lambda: get(launcher.url, "/robots.txt", headers=PASSED).status == 503, 10)
+    assert down, "the killed app server's port still answered"
+    # ...but the readers of a page Varnish has still get it.
+    served = get(launcher.url, ARTICLE)
+    assert (served.status, served.cache, served.body) == (200, "HIT", page.body)
+    # The launcher starts it again: fresh pages come through once more.
+    back = poll(lambda: get(launcher.url, "/robots.txt", headers=PASSED).status == 200, 60, 0.1)
+    assert back, f"the app server was never started again: {launcher.log()}"
+    fresh = get(launcher.url, "/tags/")
+    assert (fresh.status, fresh.cache) == (200, "MISS")
+    assert launcher.app_master() not in {None, master}
+    assert "Starting it again in 1 s" in launcher.log()
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_to_the_launcher_stops_varnish_and_the_app_server(launch, signal_number):
+    launcher = launch()
+    commands = " ".join(launcher.processes().values())
+    assert "varnishd" in commands and "gunicorn" in commands
+    os.kill(launcher.process.pid, signal_number)
+    launcher.process.wait(timeout=45)
+    assert launcher.processes() == {}, launcher.log()
+    with pytest.raises(ConnectionRefusedError):
+        get(launcher.url, "/robots.txt")
+
+
+def test_an_app_server_that_keeps_failing_is_started_again_after_growing_delays(launch):
+    """It fails at once each time; the launcher says so and waits 1, 2, then 4 s."""
+    launcher = launch([sys.executable, "-c", "raise SystemExit(3)"], wait=False)
+
+    def restarts():
+        assert launcher.process.poll() is None, f"the launcher exited: {launcher.log()}"
+        said = [line for line in launcher.log().splitlines() if "Starting it again" in line]
+        return len(said) >= 3 and said
+
+    said = poll(restarts, 30, 0.1)
+    assert said, launcher.log()
+    assert [line.rsplit(" in ", 1)[1] for line in said] == ["1 s.", "2 s.", "4 s."]
+    assert all("exited with status 3" in line for line in said)
+    # Varnish stays up all the while, answering what it cannot fetch with a 503.
+    assert get(launcher.url, "/robots.txt").status == 503
