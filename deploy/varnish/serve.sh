@@ -10,6 +10,10 @@
 # on a server run Debian's varnish service with skillo.vcl and its own backend.vcl
 # (docs/caching.md, "Varnish in front").
 #
+# VARNISH_TLS_BIND (host:port, empty by default) adds the listen address for a TLS
+# terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
+# what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
+#
 # The app server is watched, not trusted to stay up: when it exits or crashes, Varnish
 # keeps serving what it has (grace) and COMMAND is started again, after 1 s, or after a
 # delay that doubles (to 60 s at most) while it keeps exiting within 30 s of its start.
@@ -39,6 +43,11 @@ acl purgers {
     "::1";
 }
 VCL
+listeners=(-a "http=$listen")
+if [ -n "${VARNISH_TLS_BIND:-}" ]; then
+  listeners+=(-a "https=$VARNISH_TLS_BIND,PROXY")
+fi
+
 say() { echo "serve.sh: $*" >&2; }
 
 varnish= app= pause= stopping=
@@ -68,7 +77,7 @@ trap finish EXIT
 # -j none: no separate user for the cache process (the folder is this user's own). A
 # session of its own, as the app server's below: Ctrl-C reaches the launcher alone, which
 # then stops both in order.
-setsid "$varnishd" -F -n "$work/varnishd" -a "$listen" -f "$here/skillo.vcl" \
+setsid "$varnishd" -F -n "$work/varnishd" "${listeners[@]}" -f "$here/skillo.vcl" \
   -p vcl_path="$work:$here" -s "malloc,${VARNISH_STORAGE:-256m}" -j none &
 varnish=$!
 # Wait (10 s at most) until Varnish takes connections; give up if it exits first.
@@ -78,7 +87,7 @@ for _ in $(seq 100); do
   (exec 3<>"/dev/tcp/${host:-127.0.0.1}/${listen##*:}") 2>/dev/null && break
   sleep 0.1
 done
-say "Varnish on http://$listen/ in front of the app server on $backend"
+say "Varnish on http://$listen/${VARNISH_TLS_BIND:+ (and PROXY from a TLS terminator on $VARNISH_TLS_BIND)} in front of the app server on $backend"
 
 delay=1
 while [ -z "$stopping" ]; do

@@ -179,15 +179,17 @@ def backend_vcl(port, purgers=("127.0.0.1", "::1")):
 
 class Launcher:
     """deploy/varnish/serve.sh as `make serve VARNISH=1` runs it: varnishd on a free port
-    in front of ``command``, by default gunicorn on another free port with ``env``.
+    (and, with ``tls``, a PROXY-protocol address for a TLS terminator) in front of
+    ``command``, by default gunicorn on another free port with ``env``.
 
     Every process it starts inherits a marker in its environment, so ``processes()``
     finds them all, those left behind included; ``stop()`` kills any that are.
     """
 
-    def __init__(self, env, folder, command=None):
+    def __init__(self, env, folder, command=None, tls=False):
         self.env, self.folder = env, Path(folder)
         self.port, self.backend_port = free_port(), free_port()
+        self.tls_port = free_port() if tls else None
         self.command = command or [
             sys.executable, "-m", "gunicorn", "skillo.wsgi:application",
             "--bind", f"127.0.0.1:{self.backend_port}", "--workers", "1",
@@ -213,6 +215,7 @@ class Launcher:
         env = {
             **self.env, name: value, "VARNISH_WORKDIR": str(self.folder / "varnish"),
             "VARNISH_STORAGE": "64m",
+            "VARNISH_TLS_BIND": f"127.0.0.1:{self.tls_port}" if self.tls_port else "",
         }  # fmt: skip
         log = open(self.log_file, "ab")  # noqa: SIM115 (the child keeps it)
         self.process = subprocess.Popen(

@@ -1,10 +1,12 @@
 """`make serve VARNISH=1`'s launcher (deploy/varnish/serve.sh) as a process of its own,
 with gunicorn on the production settings behind it, each test with a launcher of its
-own: what readers get while the app server is down, and how the launcher stops.
+own: what readers get while the app server is down, how the launcher stops, and what
+decides the scheme of a page Varnish keeps.
 """
 
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +15,7 @@ from contextlib import closing
 import pytest
 
 from tests.conftest import SHARED_SLUG
-from tests.varnish.servers import ROOT, Launcher, get, poll
+from tests.varnish.servers import ROOT, Launcher, Response, get, poll
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("postgres"),
@@ -45,7 +47,7 @@ def launch(tmp_path, varnishd, demo_database, production_static):
     """Start a launcher as `make serve VARNISH=1` does; each is stopped at the end."""
     started = []
 
-    def start(command=None, wait=True):
+    def start(command=None, tls=False, wait=True):
         folder = tmp_path / f"launcher-{len(started)}"
         folder.mkdir()
         database = folder / "db.sqlite3"
@@ -54,7 +56,7 @@ def launch(tmp_path, varnishd, demo_database, production_static):
             closing(sqlite3.connect(database)) as copy,
         ):
             source.backup(copy)
-        launcher = Launcher(production_env(folder, production_static), folder, command)
+        launcher = Launcher(production_env(folder, production_static), folder, command, tls)
         launcher.env["VARNISH_PURGE_URLS"] = launcher.url
         started.append(launcher)
         return launcher.start(wait=wait)
@@ -135,3 +137,56 @@ def test_an_app_server_that_keeps_failing_is_started_again_after_growing_delays(
     assert all("exited with status 3" in line for line in said)
     # Varnish stays up all the while, answering what it cannot fetch with a 503.
     assert get(launcher.url, "/robots.txt").status == 503
+
+
+def canonical(launcher, scheme):
+    return f'<link rel="canonical" href="{scheme}://127.0.0.1:{launcher.port}{ARTICLE}">'
+
+
+def https_links(launcher, response):
+    return f"https://127.0.0.1:{launcher.port}/" in response.text
+
+
+def test_a_readers_forwarded_proto_is_not_served_to_the_next_reader(launch):
+    launcher = launch()
+    forged = get(launcher.url, ARTICLE, headers={"X-Forwarded-Proto": "https"})
+    assert (forged.status, forged.cache) == (200, "MISS")
+    plain = get(launcher.url, ARTICLE)
+    assert (plain.status, plain.cache) == (200, "HIT")
+    assert canonical(launcher, "http") in plain.text
+    assert not https_links(launcher, plain)
+    assert "Strict-Transport-Security" not in plain.headers
+
+
+def proxied(launcher, path, client="203.0.113.7"):
+    """A request as a TLS terminator sends it to Varnish: a PROXY protocol v1 line first."""
+    with socket.create_connection(("127.0.0.1", launcher.tls_port), timeout=30) as conn:
+        conn.sendall(
+            f"PROXY TCP4 {client} 127.0.0.1 40000 443\r\n"
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{launcher.port}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, body = answer.split(b"\r\n\r\n", 1)
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return Response(int(lines[0].split()[1]), headers, body)
+
+
+def test_a_request_through_the_tls_terminators_address_gets_the_https_page(launch):
+    launcher = launch(tls=True)
+    secure = proxied(launcher, ARTICLE)
+    assert secure.status == 200
+    assert canonical(launcher, "https") in secure.text
+    assert secure.headers["Strict-Transport-Security"].startswith("max-age=")
+
+
+def test_the_https_page_is_kept_apart_from_the_plain_one(launch):
+    launcher = launch(tls=True)
+    assert proxied(launcher, ARTICLE).cache == "MISS"
+    assert proxied(launcher, ARTICLE).cache == "HIT"
+    plain = get(launcher.url, ARTICLE)
+    assert (plain.status, plain.cache) == (200, "MISS")
+    assert not https_links(launcher, plain) and "Strict-Transport-Security" not in plain.headers
