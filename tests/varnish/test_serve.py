@@ -30,10 +30,15 @@ PASSED = {"Cookie": "sessionid=none"}
 
 @pytest.fixture(scope="module")
 def demo_database(tmp_path_factory):
-    """The demo content in a SQLite file, copied for each launcher."""
+    """The demo content in a SQLite file, copied for each launcher; its images beside it
+    (MEDIA_ROOT, shared by the launchers, which only read them)."""
     path = tmp_path_factory.mktemp("launcher-demo") / "db.sqlite3"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
-           "DATABASE_URL": f"sqlite:///{path}"}  # fmt: skip
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
+        "DATABASE_URL": f"sqlite:///{path}",
+        "MEDIA_ROOT": str(path.parent / "media"),
+    }
     for command in (["migrate", "--noinput"], ["load_demo"]):
         subprocess.run(
             [sys.executable, "manage.py", *command],
@@ -56,7 +61,8 @@ def launch(tmp_path, varnishd, demo_database, production_static):
             closing(sqlite3.connect(database)) as copy,
         ):
             source.backup(copy)
-        launcher = Launcher(production_env(folder, production_static), folder, command, tls)
+        env = production_env(folder, production_static, demo_database.parent / "media")
+        launcher = Launcher(env, folder, command, tls)
         launcher.env["VARNISH_PURGE_URLS"] = launcher.url
         started.append(launcher)
         return launcher.start(wait=wait)
@@ -66,7 +72,7 @@ def launch(tmp_path, varnishd, demo_database, production_static):
         launcher.stop()
 
 
-def production_env(folder, static):
+def production_env(folder, static, media):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
@@ -76,6 +82,7 @@ def production_env(folder, static):
         "TRUSTED_PROXY_COUNT": "1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "STATIC_ROOT": str(static),
+        "MEDIA_ROOT": str(media),
         "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
     }
     for name in ("CACHE_URL", "SURROGATE_KEY_HEADERS", "VARNISH_MAX_AGE", "CDN_MAX_AGE"):
