@@ -65,6 +65,7 @@ trap 'stop TERM' TERM
 reap() { while kill -0 "$1" 2>/dev/null; do wait "$1" 2>/dev/null; done; }
 finish() {
   stopping=1
+  [ -n "$pause" ] && kill "$pause" 2>/dev/null
   # What is left of the app server's process group (workers whose master was killed).
   [ -n "$app" ] && kill -TERM -- "-$app" 2>/dev/null
   [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
@@ -116,7 +117,14 @@ while [ -z "$stopping" ]; do
   app=
   sleep "$delay" &
   pause=$!
-  wait "$pause" 2>/dev/null
+  wait -n -p ended "$pause" "$varnish"
+  status=$?
+  if [ "${ended:-}" = "$varnish" ]; then
+    say "varnishd exited with status $status: stopping."
+    varnish=
+    exit 1
+  fi
+  kill "$pause" 2>/dev/null
   pause=
   # The next delay, should this start fail too.
   if [ "$ran" -lt 30 ]; then delay=$((delay * 2 > 60 ? 60 : delay * 2)); fi
