@@ -5,11 +5,21 @@
 #
 # Starts varnishd as a plain process on LISTEN (host:port) with deploy/varnish/skillo.vcl,
 # its backend BACKEND (host:port) and purges accepted from this machine only, then runs
-# COMMAND (the app server, listening on BACKEND) in the foreground. Ctrl-C stops both.
-# Varnish's working folder is .varnish/ (VARNISH_WORKDIR), its cache VARNISH_STORAGE
-# (256m) of memory. Meant for one machine; on a server run Debian's varnish service with
-# skillo.vcl and its own backend.vcl (docs/caching.md, "Varnish in front").
-set -euo pipefail
+# COMMAND (the app server, listening on BACKEND). Varnish's working folder is .varnish/
+# (VARNISH_WORKDIR), its cache VARNISH_STORAGE (256m) of memory. Meant for one machine;
+# on a server run Debian's varnish service with skillo.vcl and its own backend.vcl
+# (docs/caching.md, "Varnish in front").
+#
+# VARNISH_TLS_BIND (host:port, empty by default) adds the listen address for a TLS
+# terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
+# what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
+#
+# The app server is watched, not trusted to stay up: when it exits or crashes, Varnish
+# keeps serving what it has (grace) and COMMAND is started again, after 1 s, or after a
+# delay that doubles (to 60 s at most) while it keeps exiting within 30 s of its start.
+# Each exit and restart is said on stderr. Ctrl-C, SIGINT or SIGTERM stops both; so does
+# Varnish exiting.
+set -uo pipefail
 listen=$1 backend=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,8 +29,8 @@ if [ ! -x "$varnishd" ]; then
   echo "varnishd not found: apt-get install -y varnish varnish-modules (or make varnish)" >&2
   exit 1
 fi
-mkdir -p "$work"
-cat > "$work/backend.vcl" <<VCL
+mkdir -p "$work" || exit 1
+cat > "$work/backend.vcl" <<VCL || exit 1
 # Written by deploy/varnish/serve.sh for this run.
 backend skillo {
     .host = "${backend%:*}";
@@ -33,16 +43,91 @@ acl purgers {
     "::1";
 }
 VCL
-# -j none: no separate user for the cache process (the folder is this user's own).
-"$varnishd" -F -n "$work/varnishd" -a "$listen" -f "$here/skillo.vcl" \
+listeners=(-a "http=$listen")
+if [ -n "${VARNISH_TLS_BIND:-}" ]; then
+  listeners+=(-a "https=$VARNISH_TLS_BIND,PROXY")
+fi
+
+say() { echo "serve.sh: $*" >&2; }
+
+varnish= app= pause= stopping=
+stop() {
+  # $1: the signal that asked (INT asks gunicorn for its quick shutdown, TERM for its
+  # graceful one).
+  stopping=1
+  [ -n "$pause" ] && kill "$pause" 2>/dev/null
+  [ -n "$app" ] && kill -"$1" "$app" 2>/dev/null
+  [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
+}
+trap 'stop INT' INT
+trap 'stop TERM' TERM
+# wait is cut short by a trapped signal: wait again until the process is really gone.
+reap() { while kill -0 "$1" 2>/dev/null; do wait "$1" 2>/dev/null; done; }
+finish() {
+  stopping=1
+  [ -n "$pause" ] && kill "$pause" 2>/dev/null
+  # What is left of the app server's process group (workers whose master was killed).
+  [ -n "$app" ] && kill -TERM -- "-$app" 2>/dev/null
+  [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
+  [ -n "$app" ] && reap "$app"
+  [ -n "$varnish" ] && reap "$varnish"
+  return 0
+}
+trap finish EXIT
+
+# -j none: no separate user for the cache process (the folder is this user's own). A
+# session of its own, as the app server's below: Ctrl-C reaches the launcher alone, which
+# then stops both in order.
+setsid "$varnishd" -F -n "$work/varnishd" "${listeners[@]}" -f "$here/skillo.vcl" \
   -p vcl_path="$work:$here" -s "malloc,${VARNISH_STORAGE:-256m}" -j none &
 varnish=$!
-trap 'kill "$varnish" 2>/dev/null || true; wait "$varnish" 2>/dev/null || true' EXIT
-sleep 1
-if ! kill -0 "$varnish" 2>/dev/null; then
-  echo "varnishd did not start (see above)." >&2
-  exit 1
-fi
-echo "Varnish on http://$listen/ in front of the app server on $backend"
-# Not exec: when the app server stops (Ctrl-C reaches both), the trap stops Varnish.
-"$@"
+# Wait (10 s at most) until Varnish takes connections; give up if it exits first.
+host=${listen%:*} host=${host#[} host=${host%]}
+for _ in $(seq 100); do
+  kill -0 "$varnish" 2>/dev/null || { say "varnishd did not start (see above)."; exit 1; }
+  (exec 3<>"/dev/tcp/${host:-127.0.0.1}/${listen##*:}") 2>/dev/null && break
+  sleep 0.1
+done
+say "Varnish on http://$listen/${VARNISH_TLS_BIND:+ (and PROXY from a TLS terminator on $VARNISH_TLS_BIND)} in front of the app server on $backend"
+
+delay=1
+while [ -z "$stopping" ]; do
+  started=$SECONDS
+  # A session (and process group) of its own: when its master dies, the launcher stops
+  # the workers it leaves behind, which would otherwise keep BACKEND's port.
+  setsid "$@" &
+  app=$!
+  # Until the app server or Varnish exits (or a signal stops both).
+  while [ -z "$stopping" ]; do
+    wait -n -p ended "$app" "$varnish"
+    status=$?
+    [ -n "${ended:-}" ] && break
+  done
+  [ -n "$stopping" ] && break
+  if [ "$ended" = "$varnish" ]; then
+    say "varnishd exited with status $status: stopping the app server."
+    varnish=
+    kill -TERM "$app" 2>/dev/null
+    exit 1
+  fi
+  kill -TERM -- "-$app" 2>/dev/null  # Its workers, if its master was killed.
+  ran=$((SECONDS - started))
+  if [ "$ran" -ge 30 ]; then delay=1; fi
+  say "the app server (pid $app) exited with status $status after ${ran} s; Varnish keeps serving what it has. Starting it again in ${delay} s."
+  app=
+  sleep "$delay" &
+  pause=$!
+  wait -n -p ended "$pause" "$varnish"
+  status=$?
+  if [ "${ended:-}" = "$varnish" ]; then
+    say "varnishd exited with status $status: stopping."
+    varnish=
+    exit 1
+  fi
+  kill "$pause" 2>/dev/null
+  pause=
+  # The next delay, should this start fail too.
+  if [ "$ran" -lt 30 ]; then delay=$((delay * 2 > 60 ? 60 : delay * 2)); fi
+done
+say "stopping Varnish and the app server."
+exit 0

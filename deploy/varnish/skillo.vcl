@@ -6,7 +6,10 @@
 # is soft: the pages stay in grace, so the next reader still gets the old page at once
 # while Varnish fetches the new one in the background; nobody waits on the app server.
 #
-# Run: varnishd -a :80 -f /path/to/skillo.vcl -p vcl_path=/path/to/deploy/varnish ...
+# Run: varnishd -a :80 -a https=127.0.0.1:8443,PROXY -f /path/to/skillo.vcl \
+#          -p vcl_path=/path/to/deploy/varnish ...
+# with the TLS terminator (hitch with write-proxy-v2, nginx's stream proxy_protocol)
+# sending to the "https" address. Only the terminator may reach that address.
 # The backend and the purge ACL are in backend.vcl (found on vcl_path).
 
 vcl 4.1;
@@ -17,6 +20,26 @@ import xkey;
 include "backend.vcl";
 
 sub vcl_recv {
+    # The scheme is how the request reached Varnish, never what the client says: a
+    # client's X-Forwarded-Proto: https would otherwise be stored with the page (https
+    # links, HSTS) and served to every later reader. Requests on the listen address named
+    # "https" came through the TLS terminator in front (varnishd -a https=...,PROXY;
+    # deploy/varnish/serve.sh, VARNISH_TLS_BIND); all others are plain HTTP. The other
+    # headers that name a scheme, host or port to the app server (gunicorn reads
+    # X-Forwarded-Ssl and X-Forwarded-Protocol too) are dropped for the same reason.
+    if (local.socket == "https") {
+        set req.http.X-Forwarded-Proto = "https";
+    } else {
+        set req.http.X-Forwarded-Proto = "http";
+    }
+    unset req.http.X-Forwarded-Ssl;
+    unset req.http.X-Forwarded-Protocol;
+    unset req.http.X-Forwarded-Host;
+    unset req.http.X-Forwarded-Port;
+    unset req.http.Forwarded;
+    # X-Forwarded-For is Varnish's own: it appends client.ip (the reader's address, or
+    # the one the PROXY header names) to what the client sent, and the app reads only
+    # that last entry (TRUSTED_PROXY_COUNT=1).
     if (req.method == "PURGE") {
         if (client.ip !~ purgers) {
             return (synth(403, "Forbidden"));
@@ -48,6 +71,12 @@ sub vcl_recv {
     # a reader is shown: drop it so the reader is served from the cache.
     unset req.http.Cookie;
     # Then the built-in vcl_recv: POST and other methods pass, GET and HEAD are looked up.
+}
+
+sub vcl_hash {
+    # An https page (https links, HSTS) and a plain one are two pages. Then the built-in
+    # vcl_hash: the URL and the host.
+    hash_data(req.http.X-Forwarded-Proto);
 }
 
 sub vcl_backend_response {

@@ -39,6 +39,8 @@ def site(tmp_path_factory, varnishd):
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "STATIC_ROOT": str(folder / "static"),
+        # The demo's images: not in the checkout's media/.
+        "MEDIA_ROOT": str(folder / "media"),
         "VARNISH_PURGE_URLS": f"http://127.0.0.1:{varnish_port}",
         "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
     }

@@ -5,6 +5,8 @@ ids. Varnish's working folder (``-n``) and its backend.vcl (the app server's por
 purgers ACL) are in a temporary folder.
 """
 
+import contextlib
+import http.client
 import os
 import shutil
 import signal
@@ -13,12 +15,54 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 VCL_FOLDER = ROOT / "deploy" / "varnish"
+LAUNCHER = VCL_FOLDER / "serve.sh"
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    @property
+    def text(self):
+        return self.body.decode(errors="replace")
+
+    @property
+    def cache(self):
+        return self.headers.get("X-Cache")
+
+    @property
+    def copy(self):
+        """The stored copy Varnish served (the second number of X-Varnish on a hit)."""
+        return self.headers.get("X-Varnish", "").split(" ")[-1]
+
+
+def get(base, path, method="GET", headers=None):
+    address = urlsplit(base)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    try:
+        conn.request(method, path, headers=headers or {})
+        answer = conn.getresponse()
+        return Response(answer.status, answer.headers, answer.read())
+    finally:
+        conn.close()
+
+
+def poll(check, timeout, interval=0.02):
+    """Call ``check`` until it returns something true; that, or None after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(interval)
 
 
 def find_varnishd():
@@ -131,3 +175,96 @@ def backend_vcl(port, purgers=("127.0.0.1", "::1")):
         "    .connect_timeout = 1s;\n    .first_byte_timeout = 30s;\n}\n\n"
         f"acl purgers {{\n{acl}}}\n"
     )
+
+
+class Launcher:
+    """deploy/varnish/serve.sh as `make serve VARNISH=1` runs it: varnishd on a free port
+    (and, with ``tls``, a PROXY-protocol address for a TLS terminator) in front of
+    ``command``, by default gunicorn on another free port with ``env``.
+
+    Every process it starts inherits a marker in its environment, so ``processes()``
+    finds them all, those left behind included; ``stop()`` kills any that are.
+    """
+
+    def __init__(self, env, folder, command=None, tls=False):
+        self.env, self.folder = env, Path(folder)
+        self.port, self.backend_port = free_port(), free_port()
+        self.tls_port = free_port() if tls else None
+        self.command = command or [
+            sys.executable, "-m", "gunicorn", "skillo.wsgi:application",
+            "--bind", f"127.0.0.1:{self.backend_port}", "--workers", "1",
+            "--no-control-socket",
+        ]  # fmt: skip
+        self.marker = f"SKILLO_TEST_LAUNCHER={uuid.uuid4().hex}".encode()
+        self.process = None
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_file(self):
+        return self.folder / "serve.log"
+
+    def log(self):
+        return self.log_file.read_text(errors="replace")
+
+    def start(self, wait=True):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name, value = self.marker.decode().split("=")
+        env = {
+            **self.env, name: value, "VARNISH_WORKDIR": str(self.folder / "varnish"),
+            "VARNISH_STORAGE": "64m",
+            "VARNISH_TLS_BIND": f"127.0.0.1:{self.tls_port}" if self.tls_port else "",
+        }  # fmt: skip
+        log = open(self.log_file, "ab")  # noqa: SIM115 (the child keeps it)
+        self.process = subprocess.Popen(
+            [str(LAUNCHER), f"127.0.0.1:{self.port}", f"127.0.0.1:{self.backend_port}",
+             *self.command],
+            cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        if wait:
+            try:
+                url = f"http://127.0.0.1:{self.backend_port}/robots.txt"
+                wait_for(url, self.process, "the launcher's app server")
+                wait_for(f"{self.url}/robots.txt", self.process, "the launcher's varnishd")
+            except RuntimeError as error:
+                self.stop()
+                raise RuntimeError(f"{error}: {self.log()}") from None
+        return self
+
+    def processes(self):
+        """{pid: command line} of every live process the launcher started, itself too."""
+        found = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes().split(b"\0")
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue  # Gone, or not ours to read.
+            if self.marker in environ:
+                found[int(entry.name)] = command.decode(errors="replace")
+        return found
+
+    def app_master(self):
+        """The app server's process id: the launcher's child running ``command``."""
+        for pid, command in self.processes().items():
+            parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            if int(parent) == self.process.pid and "gunicorn" in command:
+                return pid
+        return None
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=15)
+        for pid in self.processes():  # Left behind (a test failed): never outlive the test.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

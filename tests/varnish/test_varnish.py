@@ -7,7 +7,6 @@ Changes are made as the newsroom makes them: an editor's admin action, a managem
 command. Nothing here measures speed; "within a second" is a bound on a poll.
 """
 
-import http.client
 import http.cookiejar
 import json
 import os
@@ -24,6 +23,7 @@ from django.urls import resolve
 
 from pagecache.dependencies import view_attribute
 from tests.conftest import SHARED_SLUG
+from tests.varnish.servers import get, poll
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("postgres"),
@@ -33,35 +33,6 @@ pytestmark = pytest.mark.skipif(
 TITLE = "PyTorch 2.4 Released"
 ARTICLE = f"/articles/{SHARED_SLUG}/"
 SESSION_COOKIE = "sessionid"
-
-
-class Response:
-    def __init__(self, status, headers, body):
-        self.status, self.headers, self.body = status, headers, body
-
-    @property
-    def text(self):
-        return self.body.decode(errors="replace")
-
-    @property
-    def cache(self):
-        return self.headers.get("X-Cache")
-
-    @property
-    def copy(self):
-        """The stored copy Varnish served (the second number of X-Varnish on a hit)."""
-        return self.headers.get("X-Varnish", "").split(" ")[-1]
-
-
-def get(base, path, method="GET", headers=None):
-    address = urlsplit(base)
-    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
-    try:
-        conn.request(method, path, headers=headers or {})
-        answer = conn.getresponse()
-        return Response(answer.status, answer.headers, answer.read())
-    finally:
-        conn.close()
 
 
 def purge(site, keys, hard=False):
@@ -78,16 +49,6 @@ def cached(site, path):
             return response
         time.sleep(0.05)
     raise AssertionError(f"{path} is never a hit: {response.cache}")
-
-
-def poll(check, timeout, interval=0.02):
-    """Call ``check`` until it returns something true; that, or None after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(interval)
 
 
 class Editor:
