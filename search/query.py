@@ -50,7 +50,9 @@ DENSE = 0.2
 # twice the relevance of today's to rank above it.
 RECENCY_DAYS = 365
 
-TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)(\w+)')
+# A star right after a word marks it a prefix, as in FTS5's and most search boxes'
+# syntax (``pyth*``); the last word is one anyway.
+TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)(\w+)(\*?)')
 
 
 @dataclass
@@ -69,15 +71,15 @@ class Query:
 
 def parse(text):
     """``"a phrase"``, ``-word`` (or ``-"a phrase"``) to exclude, plain words; the last
-    plain word, if the query ends with it, is also a prefix (``postgres`` finds
-    PostgreSQL). Any other symbol separates words."""
+    plain word, if the query ends with it (or with it and a ``*``), is also a prefix
+    (``postgres`` finds PostgreSQL). Any other symbol separates words."""
     query = Query()
     text = (text or "")[:MAX_QUERY_LENGTH]
     last_end, last_was_word = 0, False
     for match in TOKEN.finditer(text):
         if len(query.include) + len(query.exclude) == MAX_TERMS:
             break
-        minus_phrase, phrase, minus_word, word = match.groups()
+        minus_phrase, phrase, minus_word, word, _star = match.groups()
         words = tuple(re.findall(r"\w+", phrase)) if word is None else (word,)
         if not words:
             continue

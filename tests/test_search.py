@@ -130,3 +130,14 @@ def test_few_matches_are_counted_exactly(client):
     page = client.get("/search/", {"q": "zeppelin"}).content.decode()
     assert "2 results for" in page
     assert "About" not in page
+
+
+@pytest.mark.django_db
+def test_a_star_after_the_last_word_marks_it_a_prefix():
+    ArticleFactory(title="Python 3.14 released", **body("Faster."))
+    assert titles("pyth*") == ["Python 3.14 released"]
+
+
+def test_parse_a_star_after_the_last_word_is_a_prefix_mark():
+    assert parse("pyth*") == Query(include=[("pyth",)], prefix=True)
+    assert parse("pyth* ") == Query(include=[("pyth",)], prefix=True)
