@@ -63,6 +63,9 @@ class Query:
     include: list = field(default_factory=list)
     exclude: list = field(default_factory=list)
     prefix: bool = False
+    # Where each word of ``include`` is in the text, as (start, end), item by item: a
+    # suggestion (search.suggest) puts its words in their places and keeps the rest.
+    spans: list = field(default_factory=list, compare=False)
 
     def __bool__(self):
         # Exclusions alone would list nearly every article: not a search.
@@ -80,11 +83,20 @@ def parse(text):
         if len(query.include) + len(query.exclude) == MAX_TERMS:
             break
         minus_phrase, phrase, minus_word, word, _star = match.groups()
-        words = tuple(re.findall(r"\w+", phrase)) if word is None else (word,)
+        if word is None:
+            found = list(re.finditer(r"\w+", phrase))
+            words = tuple(each[0] for each in found)
+            spans = tuple(
+                (match.start(2) + each.start(), match.start(2) + each.end()) for each in found
+            )
+        else:
+            words, spans = (word,), (match.span(4),)
         if not words:
             continue
         negative = bool(minus_phrase if word is None else minus_word)
         (query.exclude if negative else query.include).append(words)
+        if not negative:
+            query.spans.append(spans)
         last_was_word = word is not None and not negative
         last_end = match.end()
     query.prefix = (
@@ -352,6 +364,8 @@ class Results:
     def __getitem__(self, page):
         if not isinstance(page, slice):
             return self[page : page + 1][0]
+        if not self.count():  # nothing to fetch: a query saved on every empty page
+            return []
         start = page.start or 0
         stop = page.stop if page.stop is not None else start + RANK_WINDOW + EXACT_COUNT
         found = []

@@ -72,6 +72,7 @@ def public_pages(article):
         "archive month": reverse("news:archive-month", args=[year, month]),
         "search": reverse("search:results") + "?q=python",
         "search, no results": reverse("search:results") + "?q=zzzz",
+        "search, a suggestion": reverse("search:results") + "?q=pythn+%22%3Cimpl%22+%26",
         "search, empty": reverse("search:results"),
         "about": reverse("news:about-editorial"),
         "authors": reverse("news:authors"),
@@ -104,4 +105,4 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         if m["type"] == "error"
     ]
     assert errors == []
-    assert len(files) == 15
+    assert len(files) == 16
