@@ -11,8 +11,9 @@ vocabulary word is ever shown: each nearby word is looked up among published art
 (``published()``'s rule, compiled as search.query does), and the word offered is the
 one a published article has, as it is written there, marked by the index itself
 (highlight() or ts_headline()). The choice (nearest first, then the word more published
-articles have, then the alphabet) depends on published articles only, so the words of a
-draft do not show, nor change which word is offered.
+articles have, then the alphabet) is made among published articles' words only, so the
+words of a draft do not show. (They can take some of the MAX_CANDIDATES places of the
+nearest stems, so a draft may keep a farther word from being offered, never show one.)
 
 Five queries at most, whatever the number of words: which typed words published
 articles have, the vocabulary near the others, the published articles of those nearby
@@ -73,9 +74,8 @@ def suggest(text):
     published = _lookups(vocabulary.stems(public, stems))
     replacements = {}
     for word, found in candidates.items():
-        ranked = [
-            rank(word, edits, *published[stem]) for stem, edits in found if published[stem][0]
-        ]
+        ranked = [rank(word, edits, *published[stem]) for stem, edits in found]
+        ranked = [each for each in ranked if each is not None]
         if not ranked:
             return None
         replacements[word] = min(ranked)[-1]
@@ -112,22 +112,22 @@ def rank(word, edits, count, passage):
     """A stem's best spelling for ``word`` with what ranks it: the stem's words as the
     newest published article with it writes them ("security" for "secur"), the nearest
     to the word first; one near enough before one whose stem only was; then the word
-    more articles have."""
+    more articles have. None if no published article has it."""
     spelt = sorted(
         (distance(word, each, limit(word) + 1), each)
         for each in {marked.lower() for marked in MARKED.findall(passage or "")}
     )
-    if not spelt:
-        return (2, 0, 0, "")
+    if not count or not spelt:
+        return None
     spelling_edits, spelling = spelt[0]
     if spelling_edits <= limit(word):
         return (0, spelling_edits, -count, spelling)
     return (1, edits, -count, spelling)
 
 
-def distance(a, b, limit):
+def distance(a, b, most):
     """Edits from ``a`` to ``b`` (a letter added, dropped, changed, or two side by side
-    swapped: "pytorh" is one from "pytorch"), or ``limit + 1`` once it is past ``limit``."""
+    swapped: "pytorh" is one from "pytorch"), or ``most + 1`` once it is past ``most``."""
     previous, current = None, list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
         before, previous, current = previous, current, [i] + [0] * len(b)
@@ -136,8 +136,8 @@ def distance(a, b, limit):
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 current[j] = min(current[j], before[j - 2] + 1)
-        if min(current) > limit:
-            return limit + 1
+        if min(current) > most:
+            return most + 1
     return current[-1]
 
 
