@@ -209,3 +209,9 @@ def test_a_word_added_by_an_edit_can_be_offered():
     article.body = "PyTorch, compiled."
     article.save()
     assert suggest("pytorh") == "pytorch"
+
+
+@pytest.mark.django_db
+def test_a_last_word_that_is_a_known_prefix_is_kept_as_typed():
+    ArticleFactory(title="Python and the zeppelin", **body("Nothing else."))
+    assert suggest("zepelin pyth*") == "zeppelin pyth*"
