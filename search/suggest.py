@@ -109,9 +109,10 @@ def nearest(word, stems):
 
 
 def rank(word, edits, count, passage):
-    """A stem's best spelling for ``word`` with what ranks it: the stem's words as the
-    newest published article with it writes them ("security" for "secur"), the nearest
-    to the word first; one near enough before one whose stem only was; then the word
+    """A stem's best spelling for ``word`` with what ranks it: the stem's words as one
+    published article with it writes them ("security" for "secur"; on SQLite the newest
+    such article, on PostgreSQL the first the look-up finds), the nearest to the word
+    first; one near enough before one whose stem only was; then the word
     more articles have. None if no published article has it."""
     spelt = sorted(
         (distance(word, each, limit(word) + 1), each)
