@@ -35,7 +35,10 @@ run: $(VENV)/.installed
 	@echo "    writer / writer   writes and edits drafts"
 	@echo "    editor / editor   also publishes, schedules, unpublishes and deletes"
 	@echo "    admin  / admin    everything"
+	@echo "  One background worker runs beside it (manage.py run_worker); Ctrl-C stops both."
 	@echo
+	@$(PY) manage.py run_worker & worker=$$!; \
+	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' EXIT; \
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # The production configuration on this machine: gunicorn, hashed and compressed static
@@ -138,7 +141,7 @@ $(AXE_CORE):
 # run one pass each.
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
-SERVER_TESTS := tests/test_concurrent_editors.py tests/test_outage.py \
+SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_outage.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py \
   tests/varnish
@@ -156,7 +159,8 @@ test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	  test-run-grid test-run-browser
 
 test-sqlite: $(VENV)/.installed check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
-	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest
+	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/tests.sqlite3 \
+	  $(VENV)/bin/pytest
 
 test-browser: $(VENV)/.installed check chromium $(AXE_CORE)
 	$(PYTEST_BROWSER)
@@ -171,8 +175,9 @@ test-run-postgres-servers:
 	$(PYTEST_POSTGRES) $(SERVER_TESTS)
 test-run-sqlite:
 	$(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS))
+# Worker processes must see the suite's database: a file, not SQLite in memory.
 test-run-sqlite-servers:
-	$(PYTEST_SQLITE) $(SERVER_TESTS)
+	SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/server-tests.sqlite3 $(PYTEST_SQLITE) $(SERVER_TESTS)
 test-run-grid:
 	$(PYTEST_SQLITE) $(HOSTILE_GRID)
 test-run-browser:

@@ -47,6 +47,9 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "axes",
+    "django_tasks_db",
+    "outbound",
+    "background",
     "pagecache",
     "maintenance",
     "sources",
@@ -246,7 +249,8 @@ IMAGE_AVIF_SPEED = 8
 IMAGE_AVIF_QUALITY = 58
 IMAGE_JPEG_QUALITY = 80
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Django's, writing each file whole or not at all (images/storage.py).
+    "default": {"BACKEND": "images.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
@@ -260,6 +264,12 @@ SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # set once before the first publication and never changed, or readers see every
 # article again as new.
 SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
+# /.well-known/security.txt (RFC 9116) for whoever finds a vulnerability: where to
+# report it (mailto: or https: addresses, comma-separated) and, optionally, the
+# disclosure policy's address. No contact set, no file (404): a made-up contact would
+# send reports nowhere.
+SKILLO_SECURITY_CONTACTS = env_list("SECURITY_CONTACT", [])
+SKILLO_SECURITY_POLICY = os.environ.get("SECURITY_POLICY", "")
 
 # What the deployed code is called (say, its commit): named in every cache key of
 # output, with the settings, so a deploy is seen at once (pagecache.release). Empty, the
@@ -324,13 +334,35 @@ SPECTACULAR_SETTINGS = {
 }
 # The site's address, for webhook payloads (sent with no request to take it from).
 SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-# Webhooks never go to loopback, private or link-local addresses (the app's own
-# network); only the tests, whose receiver listens on 127.0.0.1, turn this on.
-SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+
+# Skillo's own outgoing requests (webhooks, source checks) go to public addresses only,
+# never to loopback, private or link-local ones (this machine and its network: the
+# outbound app). On, they may, to try a receiver on the same machine or network;
+# check --deploy warns while it is.
+SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
 SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
+
+# Background work (the background app): Django's tasks, queued in the project's own
+# database (django-tasks-db), so that a task is queued in the transaction of the change
+# that causes it and no other service is needed; run by `manage.py run_worker`, which
+# `make run` and `make serve` start.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
+SKILLO_TASK_RETRY_DELAY = float(os.environ.get("TASK_RETRY_DELAY", "30"))
+SKILLO_TASK_MAX_ATTEMPTS = int(os.environ.get("TASK_MAX_ATTEMPTS", "5"))
+# A task still running this long after it started is taken to have lost its worker.
+SKILLO_TASK_LEASE = int(os.environ.get("TASK_LEASE", "600"))
+# How long a stopping worker lets its running task finish.
+SKILLO_TASK_SHUTDOWN_TIMEOUT = int(os.environ.get("TASK_SHUTDOWN_TIMEOUT", "60"))
+# Tasks that ended well are forgotten after this many days (failed ones are kept).
+SKILLO_TASK_RESULTS_DAYS = int(os.environ.get("TASK_RESULTS_DAYS", "7"))
+# Queued by the workers when due (background.schedule): name -> (task, how often).
+SKILLO_PERIODIC_TASKS = {
+    "prune-task-results": ("background.tasks.prune_results", timedelta(days=1)),
+}
 
 # E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP
 # from the environment; `make run` prints mails to the console (development settings).

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BackgroundConfig(AppConfig):
+    name = "background"
+    verbose_name = "Background work"

@@ -1,0 +1,43 @@
+import logging
+import os
+import socket
+
+from django.core.management.base import BaseCommand
+
+from background.worker import Worker
+
+
+class Command(BaseCommand):
+    help = (
+        "Run queued background tasks until stopped (SIGTERM or Ctrl-C lets the running "
+        "task finish). Start as many as the work needs, on this machine or others that "
+        "share the database."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--queue",
+            action="append",
+            dest="queues",
+            help="a queue to take tasks from (default: default); repeat for more",
+        )
+        parser.add_argument(
+            "--interval", type=float, default=1.0, help="seconds between looks at an empty queue"
+        )
+        parser.add_argument("--max-tasks", type=int, help="stop after running this many")
+        parser.add_argument("--batch", action="store_true", help="stop once the queue is empty")
+        parser.add_argument(
+            "--id", dest="worker_id", help="the worker's name in task results (default: host:pid)"
+        )
+
+    def handle(self, *args, queues, interval, max_tasks, batch, worker_id, verbosity, **options):
+        # What the worker does, on its standard error: a line per task (verbosity 1),
+        # only problems at 0.
+        logger = logging.getLogger("background")
+        if not logger.handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            logger.addHandler(handler)
+        logger.setLevel(logging.INFO if verbosity else logging.WARNING)
+        worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
+        Worker(worker_id, queues or ["default"], interval, max_tasks, batch).run()

@@ -1,0 +1,219 @@
+"""The worker (``manage.py run_worker``): runs the tasks queued in the database, one at a
+time, oldest first within a priority.
+
+The queue is django-tasks-db's table, written by ``task.enqueue()`` in the transaction
+of the change that causes it: a save that rolls back queues nothing, one that commits
+cannot lose its task. What django-tasks-db's own ``db_worker`` leaves out is here:
+
+- a task that raises is tried again after 1, 2, 4, 8... times SKILLO_TASK_RETRY_DELAY,
+  up to SKILLO_TASK_MAX_ATTEMPTS tries, then ends as failed with its error;
+- a task whose work no longer makes sense (what it was for is gone, its arguments do
+  not fit: see ABANDONED) fails at once, and the worker goes on with the next;
+- a task whose worker died (``kill -9``, a lost machine) runs again once its lease,
+  SKILLO_TASK_LEASE seconds from its start, has run out: at least once, never lost
+  (tasks are written to be safe to run twice);
+- periodic tasks (background.schedule) are queued by whichever worker finds them due;
+- SIGTERM or Ctrl-C lets the running task finish, up to SKILLO_TASK_SHUTDOWN_TIMEOUT
+  seconds, and takes no new one; a task cut short there goes back to the queue.
+"""
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+import traceback
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import OperationalError, close_old_connections, transaction
+from django.tasks import TaskContext, TaskResultStatus
+from django.tasks.signals import task_finished, task_started
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from . import schedule
+
+logger = logging.getLogger("background")
+
+# How often a worker looks for periodic tasks that are due, in seconds.
+SCHEDULE_EVERY = 30
+
+
+class Abandon(Exception):
+    """Raised by a task whose work no longer makes sense: it fails at once, untried again."""
+
+
+# Errors a second try cannot mend: the row the task was for is gone, its arguments do not
+# fit the function (a task changed since it was queued) or do not parse, or the task
+# itself no longer exists.
+ABANDONED = (Abandon, ObjectDoesNotExist, TypeError, ValueError, ImportError)
+
+
+class WorkerLost(Exception):
+    """The worker running the task stopped before the task ended."""
+
+
+class Stop(BaseException):
+    """Raised into a running task when the worker must stop now (BaseException, so that a
+    task's own ``except Exception`` does not keep it running)."""
+
+
+def retry_delay(attempt):
+    """Seconds to wait after the ``attempt``-th try failed."""
+    return min(settings.SKILLO_TASK_RETRY_DELAY * 2 ** (attempt - 1), 3600)
+
+
+class Worker:
+    def __init__(self, worker_id, queues=("default",), interval=1.0, max_tasks=None, batch=False):
+        self.worker_id = worker_id
+        self.queues = list(queues)
+        self.interval = interval
+        self.max_tasks = max_tasks
+        self.batch = batch
+        self.ran = 0
+        self.stopping = threading.Event()
+        self.in_task = False
+
+    # Signals
+
+    def install_signals(self):
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, self.stop)
+        signal.signal(signal.SIGALRM, self.stop_now)
+
+    def stop(self, number, frame):
+        if self.stopping.is_set():
+            self.stop_now(number, frame)  # asked twice: do not wait for the task
+        logger.info(
+            "%s: %s, stopping after the running task", self.worker_id, signal.strsignal(number)
+        )
+        self.stopping.set()
+        if self.in_task:
+            signal.alarm(max(int(settings.SKILLO_TASK_SHUTDOWN_TIMEOUT), 1))
+
+    def stop_now(self, number, frame):
+        if self.in_task:
+            raise Stop(signal.strsignal(number))
+        raise SystemExit(0)
+
+    # The loop
+
+    def run(self):
+        self.install_signals()
+        logger.info("%s: taking tasks from %s", self.worker_id, ", ".join(self.queues))
+        self.loop()
+
+    def loop(self):
+        next_schedule = 0.0
+        while not self.stopping.is_set():
+            # Connections the database dropped meanwhile are opened again, as per request.
+            close_old_connections()
+            if time.monotonic() >= next_schedule:
+                queued = schedule.queue_due()
+                if queued:
+                    logger.info("%s: queued the periodic %s", self.worker_id, ", ".join(queued))
+                next_schedule = time.monotonic() + SCHEDULE_EVERY
+            if not self.run_one():
+                if self.batch:
+                    break
+                self.stopping.wait(self.interval)
+            elif self.max_tasks is not None and self.ran >= self.max_tasks:
+                break
+        logger.info("%s: stopped after %d tasks", self.worker_id, self.ran)
+
+    def run_one(self):
+        """Run the next task due, if there is one; say whether there was."""
+        row = self.claim()
+        if row is None:
+            return False
+        self.run_task(row)
+        return True
+
+    def tasks(self):
+        return DBTaskResult.objects.filter(backend_name="default", queue_name__in=self.queues)
+
+    def claim(self):
+        """The next task due, marked as running here; None if there is none."""
+        try:
+            with transaction.atomic():
+                self.return_lost()
+                row = self.tasks().ready().get_locked()
+                if row is not None:
+                    row.claim(self.worker_id)
+                return row
+        except OperationalError as error:
+            # SQLite busy past its timeout with other writers: look again next time.
+            if "locked" in str(error):
+                return None
+            raise
+
+    def return_lost(self):
+        """Give the tasks whose worker stopped mid-task (their lease ran out) another go."""
+        expired = timezone.now() - timedelta(seconds=settings.SKILLO_TASK_LEASE)
+        lost = self.tasks().running().filter(started_at__lt=expired)
+        for row in lost.select_for_update(skip_locked=True):
+            stopped = row.worker_ids[-1] if row.worker_ids else "?"
+            error = WorkerLost(f"worker {stopped} stopped while running it")
+            logger.warning("%s: task %s: %s", self.worker_id, row.id, error)
+            self.retry_or_fail(row, error, delay=0)
+
+    def run_task(self, row):
+        self.in_task = True
+        try:
+            try:
+                task = row.task
+                result = row.task_result
+                task_started.send(sender=type(task.get_backend()), task_result=result)
+                if task.takes_context:
+                    value = task.call(
+                        TaskContext(task_result=result), *result.args, **result.kwargs
+                    )
+                else:
+                    value = task.call(*result.args, **result.kwargs)
+            finally:
+                signal.alarm(0)
+                self.in_task = False
+        except Stop as stop:
+            self.back_to_queue(row, stop)
+            raise SystemExit(0) from None
+        except Exception as error:
+            self.retry_or_fail(row, error)
+        else:
+            row.set_successful(value)
+            logger.info("%s: task %s (%s) done", self.worker_id, row.id, row.task_name)
+        self.ran += 1
+        # ImportError: the task no longer exists; it failed above, saying so.
+        with contextlib.suppress(ImportError):
+            task_finished.send(sender=type(row.task.get_backend()), task_result=row.task_result)
+
+    def retry_or_fail(self, row, error, delay=None):
+        attempts = len(row.worker_ids)
+        if isinstance(error, ABANDONED) or attempts >= settings.SKILLO_TASK_MAX_ATTEMPTS:
+            row.set_failed(error)
+            logger.error(
+                "%s: task %s (%s) failed after %d tries: %r",
+                self.worker_id, row.id, row.task_path, attempts, error,
+            )  # fmt: skip
+            return
+        wait = retry_delay(attempts) if delay is None else delay
+        row.status = TaskResultStatus.READY
+        row.run_after = timezone.now() + timedelta(seconds=wait)
+        row.exception_class_path = f"{type(error).__module__}.{type(error).__qualname__}"
+        row.traceback = "".join(traceback.format_exception(error))
+        row.save(update_fields=["status", "run_after", "exception_class_path", "traceback"])
+        logger.warning(
+            "%s: task %s (%s) try %d failed, again in %gs: %r",
+            self.worker_id, row.id, row.task_path, attempts, wait, error,
+        )  # fmt: skip
+
+    def back_to_queue(self, row, reason):
+        """A task cut short by a shutdown: due again at once, the try not counted."""
+        row.status = TaskResultStatus.READY
+        row.run_after = timezone.now()
+        row.worker_ids = row.worker_ids[:-1]
+        row.save(update_fields=["status", "run_after", "worker_ids"])
+        logger.warning(
+            "%s: task %s stopped (%s), back in the queue", self.worker_id, row.id, reason
+        )

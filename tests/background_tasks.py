@@ -1,0 +1,40 @@
+"""Tasks for the worker's tests. Each leaves its effect as a topic (a row every process
+sees), named after its argument, so a test can count what ran."""
+
+import time
+
+from django.tasks import task
+
+from news.models import Article, Tag
+
+
+@task
+def record(name):
+    Tag.objects.get_or_create(name=name)
+
+
+@task
+def flaky(name):
+    """Fails its first try, works the next."""
+    _, first = Tag.objects.get_or_create(name=f"{name}-tried")
+    if first:
+        raise ConnectionError("the receiver did not answer")
+    Tag.objects.get_or_create(name=name)
+
+
+@task
+def always_fails():
+    raise ConnectionError("the receiver did not answer")
+
+
+@task
+def about_article(pk):
+    Tag.objects.get_or_create(name=Article.objects.get(pk=pk).slug)
+
+
+@task
+def slow(name, seconds):
+    """Says it started, takes ``seconds``, then leaves its effect."""
+    Tag.objects.get_or_create(name=f"{name}-started")
+    time.sleep(seconds)
+    Tag.objects.get_or_create(name=name)

@@ -1,0 +1,164 @@
+"""The background worker, in this process (background.worker): what runs, when a task is
+tried again, when it fails for good, and periodic tasks. tests/test_background_workers.py
+runs real worker processes (kill -9, SIGTERM)."""
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.db import transaction
+from django.tasks import TaskResultStatus
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from background import schedule
+from background.models import PeriodicRun
+from background.tasks import prune_results
+from background.worker import Worker
+from news.models import Tag
+
+from . import background_tasks as tasks
+from .factories import ArticleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def retries(settings):
+    settings.SKILLO_TASK_RETRY_DELAY = 10
+    settings.SKILLO_TASK_MAX_ATTEMPTS = 3
+    settings.SKILLO_TASK_LEASE = 600
+    settings.SKILLO_PERIODIC_TASKS = {}
+
+
+def worker():
+    return Worker("test-worker", batch=True)
+
+
+def run_all(worker):
+    while worker.run_one():
+        pass
+
+
+def names():
+    return set(Tag.objects.values_list("name", flat=True))
+
+
+def test_a_task_queued_in_a_save_that_rolls_back_is_never_queued():
+    with pytest.raises(RuntimeError), transaction.atomic():
+        tasks.record.enqueue("never")
+        raise RuntimeError("the save failed")
+    assert not DBTaskResult.objects.exists()
+
+
+def test_a_queued_task_runs_once_and_is_marked_done():
+    result = tasks.record.enqueue("ran")
+    run_all(worker())
+    assert names() == {"ran"}
+    result.refresh()
+    assert result.status == TaskResultStatus.SUCCESSFUL
+
+
+def test_a_failed_task_is_tried_again_after_its_back_off_and_then_succeeds():
+    result = tasks.flaky.enqueue("eventually")
+    work = worker()
+    run_all(work)
+    row = DBTaskResult.objects.get(id=result.id)
+    assert (row.status, names()) == (TaskResultStatus.READY, {"eventually-tried"})
+    assert "the receiver did not answer" in row.traceback
+    assert row.run_after - timezone.now() == pytest.approx(
+        timedelta(seconds=10), abs=timedelta(seconds=2)
+    )
+    run_all(work)  # not due yet
+    assert "eventually" not in names()
+    with time_machine.travel(timezone.now() + timedelta(seconds=11)):
+        run_all(work)
+    assert DBTaskResult.objects.get(id=result.id).status == TaskResultStatus.SUCCESSFUL
+    assert "eventually" in names()
+
+
+def test_the_back_off_doubles_with_each_try():
+    result = tasks.always_fails.enqueue()
+    work, waits, now = worker(), [], timezone.now()
+    for _ in range(2):
+        with time_machine.travel(now, tick=False):
+            run_all(work)
+            waits.append((DBTaskResult.objects.get(id=result.id).run_after - now).total_seconds())
+        now += timedelta(seconds=waits[-1] + 1)
+    assert waits == [10, 20]
+
+
+def test_a_task_that_keeps_failing_ends_failed_with_its_error_after_the_last_try():
+    result = tasks.always_fails.enqueue()
+    work, now = worker(), timezone.now()
+    for _ in range(5):
+        with time_machine.travel(now):
+            run_all(work)
+        now += timedelta(hours=1)
+    row = DBTaskResult.objects.get(id=result.id)
+    assert row.status == TaskResultStatus.FAILED
+    assert len(row.worker_ids) == 3  # SKILLO_TASK_MAX_ATTEMPTS
+    assert row.exception_class_path == "builtins.ConnectionError"
+    assert "the receiver did not answer" in row.traceback
+
+
+def test_a_task_about_a_deleted_article_fails_at_once_and_the_next_task_runs():
+    article = ArticleFactory()
+    gone = tasks.about_article.enqueue(article.pk)
+    article.delete()
+    tasks.record.enqueue("next")
+    run_all(worker())
+    row = DBTaskResult.objects.get(id=gone.id)
+    assert (row.status, len(row.worker_ids)) == (TaskResultStatus.FAILED, 1)
+    assert row.exception_class_path == "news.models.Article.DoesNotExist"
+    assert "next" in names()
+
+
+def test_a_task_whose_arguments_no_longer_fit_fails_at_once():
+    result = tasks.record.enqueue("a", "surplus")
+    run_all(worker())
+    row = DBTaskResult.objects.get(id=result.id)
+    assert (row.status, row.exception_class_path) == (TaskResultStatus.FAILED, "builtins.TypeError")
+
+
+def test_a_task_whose_worker_stopped_runs_again_once_its_lease_is_over():
+    result = tasks.record.enqueue("again")
+    run_all_but_claim = worker()
+    row = run_all_but_claim.claim()  # claimed by a worker that then died
+    assert row.status == TaskResultStatus.RUNNING
+    run_all(worker())
+    assert "again" not in names()  # the lease still holds
+    with time_machine.travel(timezone.now() + timedelta(seconds=601)):
+        run_all(worker())
+    row = DBTaskResult.objects.get(id=result.id)
+    assert (row.status, len(row.worker_ids)) == (TaskResultStatus.SUCCESSFUL, 2)
+    assert "again" in names()
+
+
+def test_a_periodic_task_missed_for_a_week_is_queued_once(settings):
+    settings.SKILLO_PERIODIC_TASKS = {"daily": ("tests.background_tasks.record", timedelta(days=1))}
+    now = timezone.now()
+    PeriodicRun.objects.create(name="daily", last_queued_at=now - timedelta(days=7))
+    assert schedule.queue_due(now) == ["daily"]
+    assert schedule.queue_due(now + timedelta(hours=1)) == []
+    assert DBTaskResult.objects.count() == 1
+
+
+def test_a_periodic_task_is_queued_again_once_its_period_is_over(settings):
+    settings.SKILLO_PERIODIC_TASKS = {
+        "daily": ("background.tasks.prune_results", timedelta(days=1))
+    }
+    now = timezone.now()
+    assert schedule.queue_due(now) == ["daily"]  # never run: due at once
+    assert schedule.queue_due(now + timedelta(hours=23)) == []
+    assert schedule.queue_due(now + timedelta(hours=24)) == ["daily"]
+
+
+def test_pruning_forgets_old_successes_and_keeps_failures(settings):
+    settings.SKILLO_TASK_MAX_ATTEMPTS = 1
+    tasks.record.enqueue("old")
+    failed = tasks.always_fails.enqueue()
+    run_all(worker())
+    with time_machine.travel(timezone.now() + timedelta(days=8)):
+        assert prune_results.call() == 1
+    assert [str(pk) for pk in DBTaskResult.objects.values_list("id", flat=True)] == [failed.id]
