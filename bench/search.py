@@ -5,8 +5,10 @@
 
 It times what the search page does (count the matches, fetch the first page of ten with
 rank and highlighted passage) for queries of rare, common and very common words, two
-words, a quoted phrase and a prefix (the query kinds of issue 16), and
-prints the median and 99th percentile per kind. Nothing is sent over the network.
+words, a quoted phrase and a prefix (the query kinds of issue 16), a prefix with a star,
+and misspelt words that find nothing, for which the page looks for "Did you mean"
+(search.suggest). It prints the median, 95th and 99th percentile per kind, and how many
+of a kind's queries were offered a suggestion. Nothing is sent over the network.
 """
 
 import argparse
@@ -28,6 +30,11 @@ def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--articles", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=15, help="timed runs per query")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print each query that found nothing and its suggestion",
+    )
     return parser.parse_args()
 
 
@@ -104,9 +111,12 @@ def frequencies(words, sample):
 
 
 def time_query(query, repeat):
+    """What the search page does: count, the first page, and for no results, the
+    suggestion (search.views). The matches, and the suggestion or None."""
     from search.query import search
+    from search.suggest import suggest
 
-    timings, hits = [], 0
+    timings, hits, offered = [], 0, None
     for _ in range(repeat):
         started = time.perf_counter()
         results = search(query)
@@ -114,8 +124,31 @@ def time_query(query, repeat):
         page = list(results[:10])
         for article in page:
             _ = article.headline
+        if not hits:
+            offered = suggest(query)
         timings.append(time.perf_counter() - started)
-    return timings, hits
+    return timings, hits, offered
+
+
+def typos(words, count):
+    """Words of six letters or more misspelt a way each (a letter dropped, two swapped, one
+    changed, one doubled), none of them a word itself."""
+    from search.query import search
+
+    made = []
+    for n, word in enumerate(w for w in words if len(w) >= 6):
+        middle = len(word) // 2
+        typo = [
+            word[:middle] + word[middle + 1 :],
+            word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :],
+            word[:middle] + ("x" if word[middle] != "x" else "z") + word[middle + 1 :],
+            word[:middle] + word[middle] + word[middle:],
+        ][n % 4]
+        if not search(typo).count():
+            made.append((typo, word))
+        if len(made) == count:
+            break
+    return made
 
 
 def main():
@@ -147,22 +180,47 @@ def main():
             ],
             # The first letters of common words, as typed: each matches several words.
             "prefix": [word[:4] for word in by_frequency[-60:-55]],
+            # The same with the star readers type to say so (issue 16).
+            "prefix with *": [f"{word[:4]}*" for word in by_frequency[-60:-55]],
         }
+        # Nothing found, so the page looks for a suggestion (search.suggest): a rare and a
+        # common word misspelt, a misspelt word beside a common one, two misspelt words,
+        # and a word nothing is near (the vocabulary is read, nothing is offered).
+        rare_typos = typos(by_frequency[len(by_frequency) // 10 :], 5)
+        common_typos = typos(by_frequency[-100:], 5)
+        kinds["typo, rare word"] = [typo for typo, _ in rare_typos]
+        kinds["typo, common word"] = [typo for typo, _ in common_typos]
+        kinds["typo and a word"] = [
+            f"{typo} {word}"
+            for (typo, _), word in zip(rare_typos, by_frequency[-30:-25], strict=True)
+        ]
+        kinds["two typos"] = [
+            f"{a} {b}" for (a, _), (b, _) in zip(rare_typos, common_typos, strict=True)
+        ]
+        kinds["nothing near"] = ["qzxjvk", "zzxqwvy", "xqjzvwk", "jqxzvvw", "vzqxjwk"]
         print(
             f"{connection.vendor}: {args.articles} articles seeded in {seconds:.1f} s; "
             f"{args.repeat} runs per query"
         )
-        print(f"{'query kind':<18} {'matches (mean)':>15} {'median ms':>10} {'p99 ms':>8}")
+        print(
+            f"{'query kind':<18} {'matches (mean)':>15} {'suggested':>10} {'median ms':>10} "
+            f"{'p95 ms':>8} {'p99 ms':>8}"
+        )
         for kind, queries in kinds.items():
-            timings, hits = [], []
+            timings, hits, offered = [], [], 0
             for query in queries:
-                t, h = time_query(query, args.repeat)
+                t, h, suggestion = time_query(query, args.repeat)
                 timings += t
                 hits.append(h)
+                offered += suggestion is not None
+                if args.verbose and not h:
+                    print(f"  {query!r} -> {suggestion!r}", file=sys.stderr)
             timings.sort()
             print(
                 f"{kind:<18} {statistics.mean(hits):>15.0f} "
+                f"{f'{offered}/{len(queries)}':>10} "
                 f"{statistics.median(timings) * 1000:>10.1f} "
+                f"{timings[int(len(timings) * 0.95)] * 1000:>8.1f} "
                 f"{timings[int(len(timings) * 0.99)] * 1000:>8.1f}"
             )
 

@@ -50,7 +50,9 @@ DENSE = 0.2
 # twice the relevance of today's to rank above it.
 RECENCY_DAYS = 365
 
-TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)(\w+)')
+# A star right after a word marks it a prefix, as in FTS5's and most search boxes'
+# syntax (``pyth*``); the last word is one anyway.
+TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)(\w+)(\*?)')
 
 
 @dataclass
@@ -61,6 +63,9 @@ class Query:
     include: list = field(default_factory=list)
     exclude: list = field(default_factory=list)
     prefix: bool = False
+    # Where each word of ``include`` is in the text, as (start, end), item by item: a
+    # suggestion (search.suggest) puts its words in their places and keeps the rest.
+    spans: list = field(default_factory=list, compare=False)
 
     def __bool__(self):
         # Exclusions alone would list nearly every article: not a search.
@@ -69,20 +74,29 @@ class Query:
 
 def parse(text):
     """``"a phrase"``, ``-word`` (or ``-"a phrase"``) to exclude, plain words; the last
-    plain word, if the query ends with it, is also a prefix (``postgres`` finds
-    PostgreSQL). Any other symbol separates words."""
+    plain word, if the query ends with it (or with it and a ``*``), is also a prefix
+    (``postgres`` finds PostgreSQL). Any other symbol separates words."""
     query = Query()
     text = (text or "")[:MAX_QUERY_LENGTH]
     last_end, last_was_word = 0, False
     for match in TOKEN.finditer(text):
         if len(query.include) + len(query.exclude) == MAX_TERMS:
             break
-        minus_phrase, phrase, minus_word, word = match.groups()
-        words = tuple(re.findall(r"\w+", phrase)) if word is None else (word,)
+        minus_phrase, phrase, minus_word, word, _star = match.groups()
+        if word is None:
+            found = list(re.finditer(r"\w+", phrase))
+            words = tuple(each[0] for each in found)
+            spans = tuple(
+                (match.start(2) + each.start(), match.start(2) + each.end()) for each in found
+            )
+        else:
+            words, spans = (word,), (match.span(4),)
         if not words:
             continue
         negative = bool(minus_phrase if word is None else minus_word)
         (query.exclude if negative else query.include).append(words)
+        if not negative:
+            query.spans.append(spans)
         last_was_word = word is not None and not negative
         last_end = match.end()
     query.prefix = (
@@ -350,6 +364,8 @@ class Results:
     def __getitem__(self, page):
         if not isinstance(page, slice):
             return self[page : page + 1][0]
+        if not self.count():  # nothing to fetch: a query saved on every empty page
+            return []
         start = page.start or 0
         stop = page.stop if page.stop is not None else start + RANK_WINDOW + EXACT_COUNT
         found = []

@@ -75,6 +75,7 @@ def public_pages(article):
         "archive month": reverse("news:archive-month", args=[year, month]),
         "search": reverse("search:results") + "?q=python",
         "search, no results": reverse("search:results") + "?q=zzzz",
+        "search, a suggestion": reverse("search:results") + "?q=pythn+%22%3Cimpl%22+%26",
         "search, empty": reverse("search:results"),
         "about": reverse("news:about-editorial"),
         "authors": reverse("news:authors"),
@@ -115,7 +116,7 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         assert response.status_code in {200, 404}, (name, response.status_code)
         pages[name] = response.content
     assert nu_errors(pages, tmp_path) == []
-    assert len(pages) == 15
+    assert len(pages) == 16
 
 
 @pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")

@@ -60,6 +60,10 @@ PAGES = {
     "/search/?q=release&page=2": 3,
     "/search/?q=%22release+ships%22+-nothing": 3,  # a phrase, an exclusion
     "/search/?q=rel": 3,  # a prefix: its words are read in the count's query
+    # Nothing found: the count, which typed words published articles have, the index's
+    # words near the others, their published articles, and the suggestion's count.
+    "/search/?q=relese": 5,
+    "/search/?q=zzzz": 3,  # the count, which words are known, none near: nothing to offer
 }
 
 

@@ -1,5 +1,6 @@
 """Search: the reader's query syntax, ranking within the newest matches, "about N"."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -8,6 +9,7 @@ from django.utils import timezone
 import search.query
 from search.query import Query, parse, round_estimate
 from search.query import search as run_search
+from search.suggest import suggest
 from tests.factories import ArticleFactory
 
 
@@ -130,3 +132,86 @@ def test_few_matches_are_counted_exactly(client):
     page = client.get("/search/", {"q": "zeppelin"}).content.decode()
     assert "2 results for" in page
     assert "About" not in page
+
+
+@pytest.mark.django_db
+def test_a_star_after_the_last_word_marks_it_a_prefix():
+    ArticleFactory(title="Python 3.14 released", **body("Faster."))
+    assert titles("pyth*") == ["Python 3.14 released"]
+
+
+def test_parse_a_star_after_the_last_word_is_a_prefix_mark():
+    assert parse("pyth*") == Query(include=[("pyth",)], prefix=True)
+    assert parse("pyth* ") == Query(include=[("pyth",)], prefix=True)
+
+
+def suggestion(page):
+    found = re.search(r"Did you mean (<a [^>]*>[^<]*</a>)\?", page)
+    return found and found[1]
+
+
+@pytest.mark.django_db
+def test_a_search_that_finds_nothing_links_the_search_for_the_nearest_published_word(client):
+    ArticleFactory(title="PyTorch 2.4 released", **body("Compiled graphs."))
+    page = client.get("/search/", {"q": "pytorh"}).content.decode()
+    assert "0 results for" in page
+    assert suggestion(page) == '<a href="/search/?q=pytorch">pytorch</a>'
+
+
+@pytest.mark.django_db
+def test_a_search_that_finds_something_offers_no_other_words(client):
+    ArticleFactory(title="PyTorch 2.4 released", **body("Compiled graphs."))
+    ArticleFactory(title="Pytorh, a typo", **body("Compiled graphs."))
+    page = client.get("/search/", {"q": "pytorh"}).content.decode()
+    assert "1 result for" in page
+    assert "Did you mean" not in page
+
+
+@pytest.mark.django_db
+def test_each_unknown_word_of_a_query_is_corrected_and_the_rest_kept():
+    ArticleFactory(title="PyTorch release notes", **body("Compiled graphs."))
+    assert suggest('"pytorh relese" -zeppelin notes') == '"pytorch release" -zeppelin notes'
+
+
+@pytest.mark.django_db
+def test_a_correction_that_would_find_nothing_is_not_offered():
+    ArticleFactory(title="PyTorch 2.4", **body("Compiled graphs."))
+    ArticleFactory(title="Zeppelin news", **body("Airships."))
+    assert suggest("pytorh zeppelin") is None
+
+
+@pytest.mark.django_db
+def test_the_word_offered_is_spelled_as_an_article_has_it_not_as_the_index_keeps_it():
+    # The index holds stems: "releas" for "release" and "releases".
+    ArticleFactory(title="Release notes", **body("Nothing else."))
+    assert suggest("relese") == "release"
+
+
+@pytest.mark.django_db
+def test_words_that_only_drafts_and_scheduled_articles_have_are_never_offered():
+    ArticleFactory(title="Zeppelin", draft=True, **body("Zeppelin hangar."))
+    ArticleFactory(title="Zeppelin", scheduled=True, **body("Zeppelin hangar."))
+    ArticleFactory(title="Airships", **body("Nothing about them."))
+    assert suggest("zepelin") is None
+
+
+@pytest.mark.django_db
+def test_the_word_offered_is_spelled_as_a_published_article_has_it_not_a_draft():
+    # "Zeppelins" in the draft and "zeppelin" published are one word to the index.
+    ArticleFactory(title="The zeppelin", **body("Nothing else."))
+    ArticleFactory(title="Zeppelins", draft=True, **body("Zeppelins zeppelins."))
+    assert suggest("zepelins") == "zeppelin"
+
+
+@pytest.mark.django_db
+def test_a_word_added_by_an_edit_can_be_offered():
+    article = ArticleFactory(title="Airships", **body("Nothing about them."))
+    article.body = "PyTorch, compiled."
+    article.save()
+    assert suggest("pytorh") == "pytorch"
+
+
+@pytest.mark.django_db
+def test_a_last_word_that_is_a_known_prefix_is_kept_as_typed():
+    ArticleFactory(title="Python and the zeppelin", **body("Nothing else."))
+    assert suggest("zepelin pyth*") == "zeppelin pyth*"

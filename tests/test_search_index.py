@@ -19,9 +19,10 @@ def index_objects():
             )
         else:
             cursor.execute(
-                "SELECT tgname FROM pg_trigger WHERE tgname = 'news_article_search_vector' "
+                "SELECT tgname FROM pg_trigger WHERE tgname IN "
+                "('news_article_search_vector', 'search_word_insert', 'search_word_update') "
                 "UNION ALL SELECT indexname FROM pg_indexes "
-                "WHERE indexname = 'news_article_search_vector_gin'"
+                "WHERE indexname IN ('news_article_search_vector_gin', 'search_word_trigram')"
             )
         return {row[0] for row in cursor.fetchall()}
 
@@ -31,7 +32,11 @@ EXPECTED = {
         "news_article_fts", "news_article_fts_insert", "news_article_fts_delete",
         "news_article_fts_update",
     },
-    "postgresql": {"news_article_search_vector", "news_article_search_vector_gin"},
+    "postgresql": {
+        "news_article_search_vector", "news_article_search_vector_gin",
+        # The vocabulary for "Did you mean" (search 0006).
+        "search_word_insert", "search_word_update", "search_word_trigram",
+    },
 }  # fmt: skip
 
 

@@ -138,6 +138,16 @@ def test_feeds_a_new_or_edited_article_purges_the_search_results(reader, site, c
     assert "Old story" in text(reader.get(url))
 
 
+def test_feeds_a_new_article_purges_the_no_results_page_which_then_offers_its_word(
+    reader, site, committed
+):
+    url = reverse("search:results") + "?q=zepelin"
+    warm(reader, url)
+    assert "Did you mean" not in text(reader.get(url))
+    publish(committed, title="Zeppelin story")
+    assert '<a href="/search/?q=zeppelin">zeppelin</a>' in text(reader.get(url))
+
+
 def test_navigation_a_topic_that_joins_the_header_purges_every_page(reader, site, committed):
     url = reverse("news:about-editorial")
     warm(reader, url)
