@@ -50,6 +50,9 @@ run: $(VENV)/.installed
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
 # Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front").
 SERVE_BIND ?= 127.0.0.1:8000
+# Background task workers beside the app server (manage.py run_worker; more can run on
+# other machines sharing the database: docs/operations.md, "Background work").
+TASK_WORKERS ?= 1
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
 serve: $(VENV)/.installed $(if $(VARNISH),varnish)
@@ -70,9 +73,14 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	echo "Skillo (production settings) on http://$$bind/ with $$workers worker processes"; \
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
 	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
+	echo "and $(TASK_WORKERS) background task worker(s) (TASK_WORKERS)"; \
+	for n in $$(seq $(TASK_WORKERS)); do \
+	  $(PY) manage.py run_worker --id "$$(hostname):serve-$$n" & \
+	done; \
+	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait' EXIT; \
 	if [ -n "$(VARNISH)" ]; then \
-	  exec deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
-	else exec "$${gunicorn[@]}"; fi
+	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
+	else "$${gunicorn[@]}"; fi
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
