@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django_tasks_db.models import DBTaskResult
 
 from . import queues
 from .models import sources_to_fix_count
@@ -32,4 +33,6 @@ class NewsroomSite(admin.AdminSite):
                 "sources_to_fix": sources_to_fix_count(),
                 "can_publish": can_publish(user),
             }
+        if user.is_superuser:  # the task queue is the admins' (background.admin)
+            dashboard["failed_tasks"] = DBTaskResult.objects.failed().count()
         return super().index(request, {**dashboard, **(extra_context or {})})

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.contrib.auth.models import Group
 from django.db import transaction
 from django.tasks import TaskResultStatus
 from django.utils import timezone
@@ -173,3 +174,56 @@ def test_pruning_forgets_old_successes_and_keeps_failures(settings):
     with time_machine.travel(timezone.now() + timedelta(days=8)):
         assert prune_results.call() == 1
     assert [str(pk) for pk in DBTaskResult.objects.values_list("id", flat=True)] == [failed.id]
+
+
+# The queue in the admin: admins only.
+
+
+def failed_task():
+    result = tasks.always_fails.enqueue()
+    row = DBTaskResult.objects.get(id=result.id)
+    row.claim("test-worker")
+    row.set_failed(ConnectionError("the receiver did not answer"))
+    return row
+
+
+def test_an_admin_sees_failed_tasks_with_their_error(admin_client):
+    failed_task()
+    page = admin_client.get("/admin/django_tasks_database/dbtaskresult/?status__exact=FAILED")
+    assert page.status_code == 200
+    assert "always_fails" in page.content.decode()
+    assert "ConnectionError" in page.content.decode()
+
+
+def test_the_dashboard_counts_failed_tasks_for_admins(admin_client):
+    failed_task()
+    assert "1 task failed for good." in admin_client.get("/admin/").content.decode()
+
+
+def test_editors_see_neither_the_queue_nor_its_count(client, django_user_model):
+    editor = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
+    failed_task()
+    assert client.get("/admin/django_tasks_database/dbtaskresult/").status_code == 403
+    assert "failed for good" not in client.get("/admin/").content.decode()
+
+
+def test_run_again_queues_a_failed_task_with_a_fresh_count_of_tries(admin_client):
+    row = failed_task()
+    admin_client.post(
+        "/admin/django_tasks_database/dbtaskresult/",
+        {"action": "run_again", "_selected_action": [str(row.pk)]},
+    )
+    row.refresh_from_db()
+    assert (row.status, row.worker_ids) == (TaskResultStatus.READY, [])
+    assert worker().claim().pk == row.pk  # due now
+
+
+def test_discard_removes_a_failed_task(admin_client):
+    row = failed_task()
+    admin_client.post(
+        "/admin/django_tasks_database/dbtaskresult/",
+        {"action": "discard", "_selected_action": [str(row.pk)]},
+    )
+    assert not DBTaskResult.objects.exists()
