@@ -1,5 +1,6 @@
 """Import plain-text articles, all files or none; restore a whole-site backup."""
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from images.models import Image
+from maintenance.locks import transaction_lock
 from news import purge
 from news.models import (
     Article,
@@ -28,6 +30,7 @@ from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
 from .frontpage import BACKUP_FRONT, restore_front
+from .journal import Journal, clean_unfinished
 from .library import restore_library
 from .textformat import (
     FormatError,
@@ -46,6 +49,8 @@ BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
 BACKUP_AUTHORS = "authors.txt"
 BACKUP_SOURCES = "sources.txt"
+# Held by a site restore until it commits: one restore at a time (textfiles.journal).
+SITE_RESTORE_LOCK = 0x5C1111
 
 
 class ImportFailed(Exception):
@@ -75,6 +80,8 @@ class SiteResult:
     gone: int
     authors: int = 0
     source_urls: int = 0
+    # Files left by restores that never committed, removed before this one began.
+    unfinished_files: int = 0
 
 
 @dataclass
@@ -800,13 +807,34 @@ def _restore_source_urls(rows):
             purge.source_url_changed(row.url)
 
 
-@transaction.atomic
 def import_site(folder):
     """Restore a whole-site backup (export_site) into an empty database: its authors and
     topics, every article with its id, byline and notes, the addresses of deleted
     articles, and the source URLs' checks and archived copies.
-    All or nothing, as import_articles()."""
-    folder = Path(folder)
+    All or nothing, as import_articles(), files included: the pictures' files of a
+    restore that fails are removed, and those of one that was killed are removed by the
+    next (textfiles.journal)."""
+    journal = Journal()
+    with transaction.atomic():
+        # No other restore runs while this one holds it (on SQLite, the write lock its
+        # transaction takes): a journal left in the storage now is of one that died.
+        transaction_lock(SITE_RESTORE_LOCK)
+        unfinished_files = clean_unfinished()
+        try:
+            with transaction.atomic():
+                result = _restore_site(Path(folder), journal)
+        except BaseException:
+            # Rolled back: no row uses this restore's files. If the database cannot tell
+            # any more, the journal stays for the next restore to clean.
+            with contextlib.suppress(DatabaseError):
+                journal.undo()
+            raise
+        transaction.on_commit(journal.discard, robust=True)
+    result.unfinished_files = unfinished_files
+    return result
+
+
+def _restore_site(folder, journal):
     if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
         raise ImportFailed(
             [f"{folder}: not a site backup (no {BACKUP_ARTICLES}/ folder and {BACKUP_TAGS})."]
@@ -853,7 +881,7 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     # Pictures first: articles name their lead images, authors their photos.
-    problems = restore_library(folder)
+    problems = restore_library(folder, journal)
     problems += _author_photos(authors, folder / BACKUP_AUTHORS)
     if problems:
         raise ImportFailed(problems)
