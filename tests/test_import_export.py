@@ -508,7 +508,7 @@ def test_the_import_names_every_part_it_removed(tmp_path):
     call_command("import_articles", str(path), stdout=out)
     assert (
         f"{article.slug}: removed its lead image, summary, authors, sources, related links "
-        "and topics, which the file leaves out.\n"
+        "and topics: the file has none.\n"
     ) in out.getvalue()
     assert "0 created, 1 updated, 0 unchanged" in out.getvalue()
 

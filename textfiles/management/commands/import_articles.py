@@ -42,9 +42,7 @@ class Command(BaseCommand):
         # A file describes its whole article: what it leaves out is removed, and said.
         for article, parts in result.removed:
             self.stdout.write(
-                self.style.WARNING(
-                    f"{article.slug}: removed its {_and(parts)}, which the file leaves out."
-                )
+                self.style.WARNING(f"{article.slug}: removed its {_and(parts)}: the file has none.")
             )
         # Except the corrections log, which only ever grows.
         for article, count in result.kept_notes:
