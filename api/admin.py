@@ -9,7 +9,16 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from .delivery import send_again
-from .models import ApiToken, Attempt, Delivery, Event, Scope, Webhook, WebhookHost
+from .models import (
+    SECRET_OVERLAP,
+    ApiToken,
+    Attempt,
+    Delivery,
+    Event,
+    Scope,
+    Webhook,
+    WebhookHost,
+)
 
 
 class ApiTokenForm(forms.ModelForm):
@@ -62,15 +71,45 @@ class WebhookForm(forms.ModelForm):
 
     class Meta:
         model = Webhook
-        fields = ["name", "url", "events", "secret", "active"]
+        fields = ["name", "url", "events", "active", "previous_secret_until"]
 
 
 @admin.register(Webhook)
 class WebhookAdmin(admin.ModelAdmin):
     form = WebhookForm
-    list_display = ["name", "url", "events", "active", "created_at"]
+    list_display = ["name", "url", "events", "active", "created_at", "previous_secret_until"]
     list_filter = ["active"]
     search_fields = ["name", "url"]
+    readonly_fields = ["secret"]
+    actions = ["rotate_secrets"]
+
+    def get_fields(self, request, obj=None):
+        fields = ["name", "url", "events", "active"]
+        # A new webhook's secret is made as it is saved; its page shows it from then on.
+        return fields if obj is None else [*fields, "secret", "previous_secret_until"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            self.message_user(
+                request,
+                f"Give the receiver this secret (it is also on the webhook's page): {obj.secret}",
+                messages.WARNING,
+            )
+
+    @admin.action(
+        description=f"Rotate the secrets (the old ones still sign for {SECRET_OVERLAP.days} days)"
+    )
+    def rotate_secrets(self, request, queryset):
+        now = timezone.now()
+        hooks = list(queryset)
+        for hook in hooks:
+            hook.rotate_secret(now)
+        Webhook.objects.bulk_update(hooks, ["secret", "previous_secret", "previous_secret_until"])
+        self.message_user(
+            request,
+            f"Rotated {len(hooks)} secrets: give each receiver its new one, from its page.",
+        )
 
 
 class AttemptInline(admin.TabularInline):
@@ -94,14 +133,19 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_select_related = ["webhook"]
     date_hierarchy = "created_at"
     readonly_fields = [
-        "webhook", "event", "article_id", "payload", "state", "due_at", "scheduled_for",
-        "attempts", "created_at", "last_status",
+        "webhook", "webhook_id_header", "event", "article_id", "payload", "state", "due_at",
+        "scheduled_for", "attempts", "created_at", "last_status",
     ]  # fmt: skip
     inlines = [AttemptInline]
     actions = ["send_again_action"]
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="webhook-id")
+    def webhook_id_header(self, delivery):
+        # What the receiver logged, to find a delivery it asks about.
+        return delivery.msg_id
 
     @admin.action(description="Send again", permissions=["change"])
     def send_again_action(self, request, queryset):

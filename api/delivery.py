@@ -6,48 +6,29 @@ failure is tried again 1, 2, 4, 8... minutes later, for a day.
 
 Where it may go is checked at every attempt, not only when the webhook was saved: the
 scheme (http or https), the host (allowed in the admin), and every address the host
-resolves to (no loopback, private, link-local or other non-public address unless
-``SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES``, which only the tests set). The connection
-then goes to the address that was checked, so DNS cannot answer differently in between.
+resolves to (public only, unless ``SKILLO_ALLOW_PRIVATE_ADDRESSES``: outbound.addresses).
+The connection then goes to the address that was checked, so DNS cannot answer
+differently in between.
 """
 
 import http.client
-import ipaddress
 import json
 import socket
 import ssl
 import time
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.utils import timezone
 
 from news.models import Article
+from outbound.addresses import Refused, checked_address
 
 from .models import RETRY_FIRST, Attempt, Delivery, url_problem
-from .webhooks import SIGNATURE_HEADER, signature
+from .webhooks import signature
 
 TIMEOUT = 10  # seconds for a receiver to answer; a slow one only slows the worker
 LEASE = 5 * 60  # seconds a claimed delivery is kept from other workers
 BATCH = 50
-
-
-class Refused(Exception):
-    """The delivery may not be sent to this address."""
-
-
-def checked_address(host, port):
-    """The first address of ``host`` if every one is allowed; Refused otherwise."""
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as error:
-        raise Refused(f"cannot resolve {host}: {error.strerror}") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
-    if not settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES:
-        for address in addresses:
-            if not address.is_global:
-                raise Refused(f"{host} resolves to a non-public address ({address})")
-    return str(addresses[0])
 
 
 class PinnedHTTPConnection(http.client.HTTPConnection):
@@ -121,23 +102,17 @@ def claim(delivery, now):
 def attempt(delivery):
     """Send ``delivery`` once and record the attempt; returns the Attempt."""
     hook = delivery.webhook
-    body = json.dumps(
-        {
-            **delivery.payload,
-            "delivery": delivery.pk,
-            "created_at": delivery.created_at.isoformat(),
-        },
-        separators=(",", ":"),
-    ).encode()
-    timestamp = int(time.time())
+    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
+    now = timezone.now()
+    timestamp = int(now.timestamp())
     headers = {
         "Content-Type": "application/json",
-        "User-Agent": "Skillo-Webhooks/1",
-        "Skillo-Event": delivery.event,
-        "Skillo-Delivery": str(delivery.pk),
-        SIGNATURE_HEADER: signature(hook.secret, timestamp, body),
+        "User-Agent": "Skillo-Webhooks/2",
+        "webhook-id": delivery.msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": signature(hook.signing_secrets(now), delivery.msg_id, timestamp, body),
     }
-    record = Attempt(delivery=delivery, at=timezone.now())
+    record = Attempt(delivery=delivery, at=now)
     started = time.monotonic()
     try:
         record.status_code = post(hook.url, body, headers)

@@ -4,8 +4,10 @@ Tokens are stored hashed (only their first characters in clear, to find them); a
 webhook's secret is stored as it is, since every delivery is signed with it.
 """
 
+import base64
 import hashlib
 import secrets
+import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -111,8 +113,20 @@ class WebhookHost(models.Model):
         super().save(*args, **kwargs)
 
 
+SECRET_START = "whsec_"
+# How long a replaced secret still signs deliveries beside the new one: the time a
+# receiver has to switch (Standard Webhooks' zero-downtime rotation).
+SECRET_OVERLAP = timedelta(days=7)
+
+
 def new_secret():
-    return secrets.token_urlsafe(32)
+    # Standard Webhooks' form: "whsec_" and the base64 of 24 to 64 random bytes.
+    return SECRET_START + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def signing_key(secret):
+    """The HMAC key of a ``whsec_`` secret: the bytes its base64 stands for."""
+    return base64.b64decode(secret.removeprefix(SECRET_START))
 
 
 class Webhook(models.Model):
@@ -122,9 +136,20 @@ class Webhook(models.Model):
     )
     events = models.JSONField(default=list)
     secret = models.CharField(
-        max_length=100,
+        max_length=200,
         default=new_secret,
-        help_text="Signs each delivery (HMAC-SHA256); give it to the receiver.",
+        editable=False,
+        help_text="Signs each delivery (Standard Webhooks, HMAC-SHA256): give it to the "
+        "receiver, which verifies with it.",
+    )
+    # The secret before the last rotation, still signing until previous_secret_until.
+    previous_secret = models.CharField(max_length=200, blank=True, editable=False)
+    previous_secret_until = models.DateTimeField(
+        "previous secret signs until",
+        null=True,
+        blank=True,
+        help_text="After a rotation, deliveries carry a signature with the old secret too "
+        "until then, while the receiver switches. Empty it to stop at once.",
     )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -147,6 +172,18 @@ class Webhook(models.Model):
             errors["events"] = "Choose at least one event."
         if errors:
             raise ValidationError(errors)
+
+    def rotate_secret(self, now):
+        """A new secret; the old one still signs beside it for SECRET_OVERLAP."""
+        self.previous_secret, self.secret = self.secret, new_secret()
+        self.previous_secret_until = now + SECRET_OVERLAP
+
+    def signing_secrets(self, now):
+        """The secrets a delivery is signed with at ``now``, the current one first."""
+        until = self.previous_secret_until
+        if self.previous_secret and until and now < until:
+            return [self.secret, self.previous_secret]
+        return [self.secret]
 
 
 def url_problem(url):
@@ -175,8 +212,13 @@ class Delivery(models.Model):
         CANCELLED = "cancelled", "Cancelled"
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    # Its webhook-id, the same on every attempt so that receivers can drop duplicates;
+    # random rather than the row's id, which a database restored from a backup gives out
+    # again.
+    message_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     event = models.CharField(max_length=30, choices=Event.choices)
     article_id = models.BigIntegerField(null=True, blank=True)
+    # The body, as Standard Webhooks has it: {"type", "timestamp" (of the event), "data"}.
     payload = models.JSONField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     # When it is tried next: at once, after a back-off, or at a scheduled publication.
@@ -195,6 +237,11 @@ class Delivery(models.Model):
 
     def __str__(self):
         return f"{self.get_event_display()} → {self.webhook}"
+
+    @property
+    def msg_id(self):
+        """The webhook-id header (not webhook_id: that is the foreign key)."""
+        return f"msg_{self.message_id.hex}"
 
     @property
     def gives_up_at(self):

@@ -4,9 +4,12 @@ news.purge sends ``articles_changed`` after the transaction commits, with each c
 article's footprint before and after (whether it was public, its title and slug). This
 module turns that into events and writes one ``Delivery`` row per subscribed webhook:
 an insert, never a request to a receiver, so an editor's save waits for no one. The
-worker (``manage.py send_webhooks``, api.delivery) sends them.
+worker (``manage.py send_webhooks``, api.delivery) sends them, in the Standard Webhooks
+format (standardwebhooks.com): the payload is ``{"type", "timestamp", "data"}``, signed
+as ``signature()`` says.
 """
 
+import base64
 import hashlib
 import hmac
 
@@ -20,9 +23,7 @@ from news import purge
 from news.models import Correction
 from news.purge import articles_changed, footprint
 
-from .models import Delivery, Event, Webhook
-
-SIGNATURE_HEADER = "Skillo-Signature"
+from .models import Delivery, Event, Webhook, signing_key
 
 
 def events_for(old, new):
@@ -55,26 +56,35 @@ def article_payload(pk, fp, gone=False):
     return data
 
 
+def standard_payload(event, when, data):
+    """A delivery's body: ``when`` is the event's time (a scheduled publication's is its
+    publication), the same on every attempt; the attempt's own is ``webhook-timestamp``."""
+    return {"type": event.value, "timestamp": when.isoformat(), "data": data}
+
+
 @receiver(articles_changed)
 def queue_deliveries(sender, changes, **kwargs):
     hooks = None
     rows = []
+    now = timezone.now()
     for pk, (old, new) in changes.items():
         for event, fp, due in events_for(old, new):
             if hooks is None:  # one query, and only when some change makes an event
                 hooks = list(Webhook.objects.filter(active=True))
-            payload = {
-                "event": event.value,
-                "article": article_payload(pk, fp, gone=event == Event.DELETED),
-            }
+            payload = standard_payload(
+                event,
+                due or now,
+                {"article": article_payload(pk, fp, gone=event == Event.DELETED)},
+            )
             rows += [
                 Delivery(
                     webhook=hook,
                     event=event,
                     article_id=pk,
                     payload=payload,
-                    due_at=due or timezone.now(),
+                    due_at=due or now,
                     scheduled_for=due,
+                    created_at=now,
                 )
                 for hook in hooks
                 if event in hook.events
@@ -93,21 +103,26 @@ def queue_correction(sender, instance, created, **kwargs):
         fp = footprint(instance.article_id)
         if fp is None or not fp.public:
             return
-        payload = {
-            "event": Event.CORRECTION.value,
-            "article": article_payload(instance.article_id, fp),
-            "correction": {
-                "note": instance.note,
-                "published_at": instance.published_at.isoformat(),
+        now = timezone.now()
+        payload = standard_payload(
+            Event.CORRECTION,
+            now,
+            {
+                "article": article_payload(instance.article_id, fp),
+                "correction": {
+                    "note": instance.note,
+                    "published_at": instance.published_at.isoformat(),
+                },
             },
-        }
+        )
         Delivery.objects.bulk_create(
             Delivery(
                 webhook=hook,
                 event=Event.CORRECTION,
                 article_id=instance.article_id,
                 payload=payload,
-                due_at=timezone.now(),
+                due_at=now,
+                created_at=now,
             )
             for hook in Webhook.objects.filter(active=True)
             if Event.CORRECTION in hook.events
@@ -118,21 +133,13 @@ def queue_correction(sender, instance, created, **kwargs):
     purge.on_commit(queue)
 
 
-def signature(secret, timestamp, body):
-    """``t=<unix time>,v1=<hex HMAC-SHA256 of "<t>." + body>``: the receiver recomputes
-    it with the shared secret, and refuses an old ``t`` (a replay)."""
-    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
-    return f"t={timestamp},v1={mac.hexdigest()}"
-
-
-def verify(secret, header, body, now, tolerance=300):
-    """What a receiver does (docs/api.md, "Webhooks"); here for the tests and as an example."""
-    parts = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
-    try:
-        timestamp = int(parts["t"])
-    except (KeyError, ValueError):
-        return False
-    if abs(now - timestamp) > tolerance:
-        return False
-    expected = signature(secret, timestamp, body).split("v1=", 1)[1]
-    return hmac.compare_digest(expected, parts.get("v1", ""))
+def signature(secrets, message_id, timestamp, body):
+    """The ``webhook-signature`` header: ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>."
+    + body>`` for each secret, space-separated; a receiver accepts the delivery when one
+    of them verifies with its secret (so a rotation goes unnoticed)."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    return " ".join(
+        "v1,"
+        + base64.b64encode(hmac.new(signing_key(secret), signed, hashlib.sha256).digest()).decode()
+        for secret in secrets
+    )

@@ -32,6 +32,7 @@ from .models import FactsDue
 from .preview import preview_document
 from .prose_diff import prose_diff
 from .roles import can_publish
+from .widgets import NamedEmptyAutocomplete
 
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
 
@@ -62,7 +63,7 @@ class SourceInline(admin.TabularInline):
     max_num = MAX_SOURCES  # for the page's "Add another"; Article.validate_parts enforces it
 
 
-class RelatedLinkInline(admin.TabularInline):
+class RelatedLinkInline(NamedEmptyAutocomplete, admin.TabularInline):
     model = RelatedLink
     formset = RelatedLinkFormSet
     fk_name = "article"
@@ -77,7 +78,7 @@ class RelatedLinkInline(admin.TabularInline):
         return super().get_queryset(request).select_related("target")
 
 
-class ArticleAuthorInline(admin.TabularInline):
+class ArticleAuthorInline(NamedEmptyAutocomplete, admin.TabularInline):
     """The byline, in order; none gives "Skillo editorial"."""
 
     model = ArticleAuthor
@@ -91,7 +92,7 @@ class ArticleAuthorInline(admin.TabularInline):
 
 
 @admin.register(Article)
-class ArticleAdmin(CompareVersionAdmin):
+class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     form = ArticleForm
     list_display = [
         "title", "state", "event_date", "published_at", "tag_list", "version_marker",
@@ -113,7 +114,6 @@ class ArticleAdmin(CompareVersionAdmin):
                     "lead_image",
                     "body",
                     "tags",
-                    "loaded_version",
                 ]
             },
         ),
@@ -390,6 +390,7 @@ class ArticleAdmin(CompareVersionAdmin):
     compare_exclude = ["tags", "body_html", "body_text", "search_extra", "version"]
 
     compare_template = "admin/news/article/compare.html"
+    object_history_template = "admin/revisions/object_history.html"
     # Prose is compared word by word (editorial.prose_diff), not character by character.
     prose_fields = ["title", "summary", "body"]
 
@@ -597,6 +598,8 @@ class CorrectionAdmin(CompareVersionAdmin):
     date_hierarchy = "published_at"
     fields = ["article", "kind", "published_at", "note", "diff_link"]
     readonly_fields = ["article", "kind", "published_at", "diff_link"]
+    compare_template = "admin/revisions/compare.html"
+    object_history_template = "admin/revisions/object_history.html"
     # One at a time, each with its own revision: no bulk deletion.
     actions = None
 
@@ -646,7 +649,7 @@ class AuthorLinkInline(admin.TabularInline):
 
 
 @admin.register(Author)
-class AuthorAdmin(admin.ModelAdmin):
+class AuthorAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     """Authors: their page is /authors/<slug>/; one with articles cannot be deleted."""
 
     form = AuthorForm
@@ -676,7 +679,7 @@ class AuthorAdmin(admin.ModelAdmin):
 
 
 @admin.register(FrontPin)
-class FrontPinAdmin(admin.ModelAdmin):
+class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     """The home page as the editors choose it: a lead story and pinned features, each
     until a time or until removed. Without any, the home page lists the latest."""
 

@@ -13,12 +13,23 @@ from django.utils.html import format_html, format_html_join
 from images.models import Image
 from images.renditions import SOCIAL_SIZES, page_renditions, social_rendition
 from images.uploads import ACCEPTED_NAMES, check_upload, max_upload_bytes
+from maintenance.disks import no_space_left
 from news.models import Article
 
 ACCEPT = "image/jpeg,image/png,image/webp,image/avif,image/gif"
 
 
+NO_SPACE_LEFT = (
+    "The server has no space left on its disk; nothing was saved. Your words are kept "
+    "below: ask whoever runs Skillo to free some space, then choose the picture again "
+    "and save."
+)
+
+
 class ImageForm(forms.ModelForm):
+    # Set by ImageAdmin for the second look at a submission whose save found the disk full.
+    no_space_left = False
+
     upload = forms.FileField(
         label="Picture",
         widget=forms.FileInput(attrs={"accept": ACCEPT}),
@@ -56,6 +67,12 @@ class ImageForm(forms.ModelForm):
                 code="duplicate",
             )
         return file
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.no_space_left:
+            raise ValidationError(NO_SPACE_LEFT, code="no_space")
+        return cleaned
 
     def save(self, commit=True):
         if "upload" in self.fields:
@@ -119,6 +136,23 @@ class ImageAdmin(admin.ModelAdmin):
             .order_by("-uploaded_at", "-pk")
         )
 
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except Exception as error:
+            if request.method != "POST" or not no_space_left(error):
+                raise
+        # The save was rolled back, and Image.save removed the files it wrote. The form
+        # is shown again with what the editor typed, and the cause as its error.
+        request.skillo_no_space_left = True
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if getattr(request, "skillo_no_space_left", False):
+            form = type(form.__name__, (form,), {"no_space_left": True})
+        return form
+
     def save_model(self, request, obj, form, change):
         if not change:
             obj.uploaded_by = request.user
@@ -161,7 +195,7 @@ class ImageAdmin(admin.ModelAdmin):
     @admin.display(description="Crops")
     def crops(self, image):
         return format_html(
-            '<span class="image-crops">{}</span>',
+            '<div class="image-crops">{}</div>',
             format_html_join(
                 "",
                 '<figure><img src="{}" width="{}" height="{}" alt=""><figcaption>{}'

@@ -1,10 +1,11 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.utils.text import Truncator
 
-from .renditions import all_renditions, ensure_renditions
+from .renditions import all_renditions, ensure_renditions, rendition_prefix
 from .uploads import ACCEPTED_FORMATS, Upload, same_content
 
 
@@ -37,6 +38,20 @@ KEY_LENGTH = 16
 def original_path(image, filename):
     # Files are named by their content; the first two hex digits keep folders small.
     return f"originals/{image.sha256[:2]}/{filename}"
+
+
+def remove_files(sha256, storage=default_storage):
+    """Remove the original and renditions of the picture with this hash: for an upload
+    that did not become a library entry, so that nothing of it is left behind."""
+    for prefix in (f"originals/{sha256[:2]}/{sha256}", rendition_prefix(sha256)):
+        folder, start = prefix.rsplit("/", 1)
+        try:
+            names = storage.listdir(folder)[1]
+        except FileNotFoundError:
+            continue
+        for name in names:
+            if name.startswith(start):
+                storage.delete(f"{folder}/{name}")
 
 
 class Image(models.Model):
@@ -98,9 +113,19 @@ class Image(models.Model):
         return Truncator(words).chars(60)
 
     def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
-        # Made here, once: a page that shows the image only writes their addresses.
-        ensure_renditions(self)
+        adding = self._state.adding
+        try:
+            # The row and its files are one: a failure of either (a full disk) leaves
+            # neither.
+            with transaction.atomic():
+                super().save(*args, **kwargs)
+                # Made here, once: a page that shows the image only writes their addresses.
+                ensure_renditions(self)
+        except Exception:
+            # Unless the failure was another upload of the same picture, saved first.
+            if adding and self.sha256 and not Image.objects.filter(sha256=self.sha256).exists():
+                remove_files(self.sha256)
+            raise
 
     def clean(self):
         if self.decorative and self.alt_text.strip():

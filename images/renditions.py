@@ -97,7 +97,12 @@ def all_renditions(image):
 
 
 def _name(image, spec, extension):
-    return f"renditions/{image.sha256[:2]}/{image.sha256[:24]}-{spec}.{extension}"
+    return f"{rendition_prefix(image.sha256)}-{spec}.{extension}"
+
+
+def rendition_prefix(sha256):
+    """The start of the name of every rendition of the picture with this hash."""
+    return f"renditions/{sha256[:2]}/{sha256[:24]}"
 
 
 def crop_box(width, height, target_ratio, focal_x, focal_y):

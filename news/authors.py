@@ -15,6 +15,7 @@ from people.models import Author
 
 from .dependencies import AUTHOR, AUTHOR_ARTICLES, AUTHORS
 from .models import ArticleAuthor
+from .templatetags.news import person_paths
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class AuthorPage:
     slug: str
     bio: str
     header: str
+    person: dict  # schema.org, with paths (news.templatetags.news.person_paths)
 
 
 def get_author_or_404(slug):
@@ -48,7 +50,8 @@ def get_author_or_404(slug):
         if author is None:
             return {}
         header = mark_safe(render_to_string("news/author_header.html", {"author": author}))
-        page = AuthorPage(pk, author.name, author.slug, author.bio, header)
+        person = person_paths(author) | ({"jobTitle": author.role} if author.role else {})
+        page = AuthorPage(pk, author.name, author.slug, author.bio, header, person)
         # Their photo's changes purge AUTHOR too (news.purge.image_changed).
         return {name: (page, [AUTHOR(pk)])}
 

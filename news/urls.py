@@ -29,4 +29,5 @@ urlpatterns = [
     path("feed/atom/", feeds.LatestArticlesAtomFeed(), name="feed-atom"),
     path("sitemap-news.xml", views.news_sitemap, name="sitemap-news"),
     path("robots.txt", views.robots_txt, name="robots"),
+    path(".well-known/security.txt", views.security_txt, name="security-txt"),
 ]

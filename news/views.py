@@ -1,4 +1,4 @@
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
@@ -319,6 +319,31 @@ def robots_txt(request):
     if archive_months():  # anything published (worked out once per change)
         lines.append(f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}")
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+# How long security.txt says it holds. RFC 9116 asks for less than a year so that a
+# stale file is noticed; the file is made from the settings at each request, so it is
+# as current as they are, and its date moves on a day at a time.
+SECURITY_TXT_DAYS = 180
+
+
+@require_GET
+def security_txt(request):
+    """/.well-known/security.txt (RFC 9116): where to report a vulnerability."""
+    contacts = settings.SKILLO_SECURITY_CONTACTS
+    if not contacts:
+        raise Http404("No security contact is set (SECURITY_CONTACT).")
+    today = datetime.now(UTC).date()
+    expires = datetime.combine(today + timedelta(days=SECURITY_TXT_DAYS), time(), UTC)
+    lines = [f"Contact: {contact}" for contact in contacts]
+    lines.append(f"Expires: {expires.strftime('%Y-%m-%dT%H:%M:%SZ')}")
+    if settings.SKILLO_SECURITY_POLICY:
+        lines.append(f"Policy: {settings.SKILLO_SECURITY_POLICY}")
+    lines.append(f"Preferred-Languages: {settings.LANGUAGE_CODE}")
+    lines.append(f"Canonical: {request.build_absolute_uri(reverse('news:security-txt'))}")
+    response = HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
 
 
 @require_GET

@@ -10,7 +10,9 @@ and never calls handler500.)
 
 An editor whose admin save fails is shown what they submitted, so no typed text is lost.
 The same holds when SQLite stays busy with other writes past its busy timeout (settings:
-SQLITE_BUSY_TIMEOUT): "database is locked" is a 503 saying so, with the text shown back.
+SQLITE_BUSY_TIMEOUT): "database is locked" is a 503 saying so, with the text shown back;
+and when the disk is full (a file, SQLite or PostgreSQL could not write), the 503 says
+that, the cause an operator must act on.
 """
 
 import re
@@ -21,6 +23,8 @@ from django.http import HttpResponse
 from django.template import loader
 from django.utils.cache import add_never_cache_headers
 from django.views import defaults
+
+from maintenance.disks import no_space_left
 
 RETRY_AFTER_SECONDS = 30
 # Busy is over as soon as the other writes are: worth trying again much sooner.
@@ -53,14 +57,17 @@ def database_busy(error):
 
 def server_error(request):
     error = sys.exc_info()[1]
+    # Before the database's other errors: SQLite says a full disk with the same class.
+    if no_space_left(error):
+        return service_unavailable(request, no_space=True)
     if database_unavailable(error):
         return service_unavailable(request, busy=database_busy(error))
     return defaults.server_error(request)
 
 
-def service_unavailable(request, busy=False):
+def service_unavailable(request, busy=False, no_space=False):
     # No request in the context: context processors (the header's topics) would query.
-    context = {"unsaved": unsaved_fields(request), "busy": busy}
+    context = {"unsaved": unsaved_fields(request), "busy": busy, "no_space": no_space}
     content = loader.render_to_string("503.html", context)
     response = HttpResponse(content, status=503)
     response["Retry-After"] = str(RETRY_AFTER_BUSY_SECONDS if busy else RETRY_AFTER_SECONDS)

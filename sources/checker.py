@@ -6,7 +6,8 @@ bodies (so a huge one is cut after ``max_bytes``) and HTTP/1.1 keep-alive. What 
 does not do, this module does: a limit on requests at once to one host and a pause
 between two starts there, redirects followed by hand (to see loops, and whether every
 hop was permanent), HEAD first and GET where HEAD is refused, one retry with back-off,
-``Retry-After`` honoured, and a verdict an editor can act on (``State``).
+``Retry-After`` honoured, and a verdict an editor can act on (``State``). Requests go
+only to public addresses (outbound.addresses), pinned as they are checked.
 
 Nothing here touches the database: ``check_all`` returns outcomes for the caller to
 store (Django's ORM is not for use inside an event loop).
@@ -24,6 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 from django.utils import timezone
+
+from outbound.addresses import PinnedTransport, Refused
 
 from .models import State
 
@@ -168,6 +171,9 @@ class Checker:
             except httpx.HTTPError as error:
                 return Outcome(url, State.FAILING, final_url=current, error=network_error(error),
                                retry=True)  # fmt: skip
+            except Refused as error:
+                # Not worth a retry: the same address would be refused again.
+                return Outcome(url, State.FAILING, final_url=current, error=f"refused: {error}")
             if answer.status in REDIRECTS and answer.location:
                 permanent = permanent and answer.status in PERMANENT
                 following = urljoin(current, answer.location)
@@ -227,13 +233,14 @@ class Checker:
 
 
 def client(politeness):
+    limits = httpx.Limits(
+        max_connections=politeness.concurrency, max_keepalive_connections=politeness.concurrency
+    )
     return httpx.AsyncClient(
         headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"},
         timeout=httpx.Timeout(politeness.timeout),
-        limits=httpx.Limits(
-            max_connections=politeness.concurrency,
-            max_keepalive_connections=politeness.concurrency,
-        ),
+        # Only to public addresses (outbound.addresses), each hop of a redirect too.
+        transport=PinnedTransport(limits),
         follow_redirects=False,
         # Checks go straight to the sites: no proxy from the environment.
         trust_env=False,

@@ -1,5 +1,9 @@
+import re
+
 import pytest
+import reversion
 from django.urls import reverse
+from reversion.models import Version
 
 from news.models import Article, RelatedLink, Source
 
@@ -246,3 +250,22 @@ def test_the_slug_prefill_is_the_servers_slug(editor_client):
 def test_the_publish_time_says_its_zone(editor_client, settings):
     html = editor_client.get(ADD_URL).content.decode()
     assert f"Published ({settings.TIME_ZONE})" in html
+
+
+def test_the_revision_comparison_has_the_admins_one_breadcrumb_trail(admin_client):
+    article = ArticleFactory(title="Compared")
+    for summary in ("First.", "Second."):
+        with reversion.create_revision():
+            article.summary = summary
+            article.save()
+    older, newer = Version.objects.get_for_object(article).order_by("pk")[:2]
+    page = admin_client.get(
+        f"/admin/news/article/{article.pk}/history/compare/",
+        {"version_id1": older.pk, "version_id2": newer.pk},
+    ).content.decode()
+    (trail,) = re.findall(r'<nav aria-label="Breadcrumbs">(.*?)</nav>', page, re.S)
+    items = [
+        re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li.*?</li>", trail, re.S)
+    ]
+    assert items == ["Home", "Newsroom", "Articles", "Compared", "History", "Compare"]
+    assert '<ol class="breadcrumbs">' in trail

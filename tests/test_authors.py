@@ -456,3 +456,35 @@ def test_a_writer_sees_an_authors_profile_read_only(writer, ada):
     page = response.content.decode()
     assert "Ada Lovelace" in page and "ada-lovelace" in page
     assert 'name="slug"' not in page and 'name="name"' not in page
+
+
+def structured_blocks(page):
+    return [
+        json.loads(b)
+        for b in re.findall(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
+    ]
+
+
+def test_the_author_page_is_a_profile_page_about_the_person(client, ada):
+    ada.photo = ImageFactory()
+    ada.save()
+    blocks = structured_blocks(client.get("/authors/ada-lovelace/").content.decode())
+    (profile,) = [block for block in blocks if block.get("@type") == "ProfilePage"]
+    person = profile["mainEntity"]
+    assert profile["url"] == "http://testserver/authors/ada-lovelace/"
+    assert (person["@type"], person["name"], person["jobTitle"]) == (
+        "Person",
+        "Ada Lovelace",
+        "Analyst",
+    )
+    assert person["url"] == "http://testserver/authors/ada-lovelace/"
+    assert person["image"].startswith("http://testserver/media/")
+    assert person["sameAs"] == ["https://ada.example/", "https://mastodon.example/@ada"]
+
+
+def test_the_profile_page_names_the_origin_it_was_asked_on(client, ada, settings):
+    settings.ALLOWED_HOSTS = ["testserver", "news.example"]
+    client.get("/authors/ada-lovelace/")  # kept for the first origin
+    page = client.get("/authors/ada-lovelace/", HTTP_HOST="news.example").content.decode()
+    (profile,) = [b for b in structured_blocks(page) if b.get("@type") == "ProfilePage"]
+    assert profile["mainEntity"]["url"] == "http://news.example/authors/ada-lovelace/"

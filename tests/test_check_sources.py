@@ -18,7 +18,9 @@ FAST = Politeness(per_host=2, delay=0, timeout=0.5, backoff=0.05, max_retry_afte
 
 
 @pytest.fixture
-def server():
+def server(settings):
+    # The link server listens on loopback, which checks refuse unless this is on.
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
     with LinkServer(hosts=3) as server:
         yield server
 
@@ -66,6 +68,26 @@ def test_a_refused_connection_is_failing(server):
     closed.close()
     outcome = check_all([url], FAST)[0]
     assert (outcome.state, outcome.error) == (State.FAILING, "could not connect")
+
+
+def test_a_private_address_is_refused_unless_allowed(server, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
+    outcome = check(server, "/ok/notes")
+    assert outcome.state == State.FAILING
+    assert outcome.error == "refused: 127.0.0.2 resolves to a non-public address (127.0.0.2)"
+    assert not server.requests, "refused before connecting"
+    assert not outcome.retry, "the same address would be refused again"
+
+
+def test_a_host_name_is_refused_by_the_address_it_resolves_to(server, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
+    outcome = check_all([f"http://localhost:{server.port}/ok/notes"], FAST)[0]
+    assert outcome.error.startswith("refused: localhost resolves to a non-public address")
+
+
+def test_a_host_that_does_not_resolve_is_a_dns_failure(server):
+    outcome = check_all(["http://no-such-host.invalid/page"], FAST)[0]
+    assert (outcome.state, outcome.error) == (State.FAILING, "DNS lookup failed")
 
 
 def test_a_server_error_is_retried_once_then_failing(server):
@@ -152,6 +174,15 @@ def test_the_command_prints_a_summary(server):
     assert "gone (404 or 410)       1" in output
     # One failure of a server error is not yet for an editor; moved and gone are.
     assert "Sources to fix: 2." in output
+
+
+@pytest.mark.django_db
+def test_the_command_refuses_private_addresses_unless_allowed(server, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
+    cite(server, "/ok/a")
+    run()
+    assert SourceURL.objects.get().last_error.startswith("refused: 127.0.0.2")
+    assert not server.requests
 
 
 @pytest.mark.django_db

@@ -1,7 +1,7 @@
 import json
 import re
 import xml.etree.ElementTree as ET
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import pytest
 from django.contrib.staticfiles import finders
@@ -180,6 +180,38 @@ def test_robots_txt_names_sitemaps_and_keeps_crawlers_out_of_admin(client, world
     assert "Disallow: /admin/" in lines
     assert "Sitemap: http://testserver/sitemap.xml" in lines
     assert "Sitemap: http://testserver/sitemap-news.xml" in lines
+
+
+def security_fields(response):
+    """security.txt's fields (RFC 9116 section 2.4) as (name, value) pairs."""
+    lines = response.content.decode().splitlines()
+    return [tuple(part.strip() for part in line.split(":", 1)) for line in lines if line]
+
+
+def test_security_txt_names_the_contacts_from_the_settings_and_expires_within_a_year(
+    client, settings
+):
+    settings.SKILLO_SECURITY_CONTACTS = [
+        "mailto:security@skillo.example",
+        "https://skillo.example/report",
+    ]
+    settings.SKILLO_SECURITY_POLICY = "https://skillo.example/disclosure"
+    response = client.get("/.well-known/security.txt")
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    fields = security_fields(response)
+    assert [
+        value for name, value in fields if name == "Contact"
+    ] == settings.SKILLO_SECURITY_CONTACTS
+    assert ("Policy", "https://skillo.example/disclosure") in fields
+    assert ("Canonical", "http://testserver/.well-known/security.txt") in fields
+    (expires,) = [value for name, value in fields if name == "Expires"]
+    expires = datetime.fromisoformat(expires)
+    assert timezone.now() < expires < timezone.now() + timedelta(days=365)
+
+
+def test_security_txt_is_not_there_without_a_contact(client, settings):
+    settings.SKILLO_SECURITY_CONTACTS = []
+    assert client.get("/.well-known/security.txt").status_code == 404
 
 
 @pytest.mark.parametrize(

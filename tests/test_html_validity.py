@@ -12,11 +12,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import reversion
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from reversion.models import Version
 
 from news.models import Article
+from people.models import Author
 from tests.factories import (
     ArticleFactory,
     AuthorFactory,
@@ -80,28 +83,65 @@ def public_pages(article):
     }
 
 
-# One database shows what the checker needs to see; make test's SQLite pass has VNU_JAR.
-@pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")
-def test_every_public_page_is_valid_html(site, tmp_path):
+def nu_errors(pages, folder):
+    """The checker's errors on each page, as "name: line N: message"; ``pages`` maps a
+    name to the HTML. One run of the checker (one Java start) for all of them."""
     command = checker()
-    client = Client(raise_request_exception=False)
     files = {}
-    for name, url in public_pages(site).items():
-        response = client.get(url)
-        assert response.status_code in {200, 404}, (name, response.status_code)
-        path = tmp_path / f"{name.replace(' ', '-').replace(',', '')}.html"
-        path.write_bytes(response.content)
+    for name, content in pages.items():
+        path = folder / f"{name.replace(' ', '-').replace(',', '')}.html"
+        path.write_bytes(content)
         files[str(path.resolve())] = name
     result = subprocess.run(
         [*command, "--errors-only", "--format", "json", "--stdout", *files],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     messages = json.loads(result.stdout)["messages"]
-    errors = [
+    return [
         f"{files.get(m['url'].removeprefix('file:'), m['url'])}: line {m.get('lastLine')}: "
         f"{m['message']}"
         for m in messages
         if m["type"] == "error"
     ]
-    assert errors == []
-    assert len(files) == 15
+
+
+# One database shows what the checker needs to see; make test's SQLite pass has VNU_JAR.
+@pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")
+def test_every_public_page_is_valid_html(site, tmp_path):
+    client = Client(raise_request_exception=False)
+    pages = {}
+    for name, url in public_pages(site).items():
+        response = client.get(url)
+        assert response.status_code in {200, 404}, (name, response.status_code)
+        pages[name] = response.content
+    assert nu_errors(pages, tmp_path) == []
+    assert len(pages) == 15
+
+
+@pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")
+def test_the_admin_pages_editors_work_in_are_valid_html(site, tmp_path, admin_client):
+    """The article's forms (their autocompletes, hidden fields), an image's crops, an
+    author, and an article's revisions: history, comparison, one revision."""
+    with reversion.create_revision():
+        site.summary = "Revised."
+        site.save()
+    with reversion.create_revision():
+        site.summary = "Revised again."
+        site.save()
+    older, newer = Version.objects.get_for_object(site).order_by("pk")[:2]
+    article = f"/admin/news/article/{site.pk}"
+    urls = {
+        "article, add": "/admin/news/article/add/",
+        "article, change": f"{article}/change/",
+        "image, change": f"/admin/images/image/{site.lead_image_id}/change/",
+        "author, change": f"/admin/people/author/{Author.objects.get(slug='ada').pk}/change/",
+        "history": f"{article}/history/",
+        "compare": f"{article}/history/compare/?version_id1={older.pk}&version_id2={newer.pk}",
+        "revision": f"{article}/history/{older.pk}/",
+    }
+    pages = {}
+    for name, url in urls.items():
+        response = admin_client.get(url)
+        assert response.status_code == 200, (name, response.status_code)
+        pages[name] = response.content
+    assert nu_errors(pages, tmp_path) == []

@@ -47,15 +47,22 @@ def test_production_refuses_to_start_without_real_settings(tmp_path, env, messag
     assert message in result.stderr
 
 
+DEPLOY_CHECKS = (
+    "from django.core.management import execute_from_command_line as m; "
+    "m(['manage.py', 'check', '--deploy', '--fail-level', 'WARNING'])"
+)
+
+
 def test_production_passes_the_deploy_checks(tmp_path):
-    result = run(
-        "import sys; from django.core.management import execute_from_command_line as m; "
-        "m(['manage.py', 'check', '--deploy', '--fail-level', 'WARNING'])",
-        tmp_path,
-        **GOOD,
-    )
+    result = run(DEPLOY_CHECKS, tmp_path, **GOOD)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_allowing_private_addresses_makes_the_deploy_checks_warn(tmp_path):
+    result = run(DEPLOY_CHECKS, tmp_path, **GOOD, ALLOW_PRIVATE_ADDRESSES="true")
+    assert result.returncode != 0
+    assert "(skillo.W001) ALLOW_PRIVATE_ADDRESSES is on" in result.stderr
 
 
 def test_production_serves_the_hashed_stylesheet_without_the_debug_server(

@@ -288,20 +288,44 @@ def organization(request):
 EDITORIAL_NAME = "Skillo editorial"
 
 
-def person(request, author):
-    """An author as a schema.org Person: their page, and their links elsewhere as sameAs
+def person_paths(author):
+    """An author as a schema.org Person, their page and photo as paths (kept with the
+    author page's header, which serves every origin), their links elsewhere as sameAs
     (needs the author's links loaded)."""
-    data = {
-        "@type": "Person",
-        "name": author.name,
-        "url": request.build_absolute_uri(author_url(author)),
-    }
+    data = {"@type": "Person", "name": author.name, "url": author_url(author)}
     if author.photo_id:
-        data["image"] = request.build_absolute_uri(social_rendition(author.photo, "1x1").url)
+        data["image"] = social_rendition(author.photo, "1x1").url
     links = [link.url for link in author.links.all()]
     if links:
         data["sameAs"] = links
     return data
+
+
+def absolute_person(request, data):
+    """A Person of ``person_paths`` with its addresses made absolute for ``request``."""
+    return data | {
+        key: request.build_absolute_uri(data[key]) for key in ("url", "image") if key in data
+    }
+
+
+def person(request, author):
+    return absolute_person(request, person_paths(author))
+
+
+@register.simple_tag(takes_context=True)
+def profile_structured_data(context, person):
+    """An author page's JSON-LD: a ProfilePage about the Person (Google's profile page
+    markup), beside the site's own."""
+    request = context["request"]
+    return json_ld(
+        {
+            "@context": "https://schema.org",
+            "@type": "ProfilePage",
+            "url": request.build_absolute_uri(request.path),
+            "inLanguage": settings.LANGUAGE_CODE,
+            "mainEntity": absolute_person(request, person),
+        }
+    )
 
 
 def byline_structured_data(request, authors):

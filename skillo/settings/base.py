@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "axes",
+    "outbound",
     "pagecache",
     "maintenance",
     "sources",
@@ -246,7 +247,8 @@ IMAGE_AVIF_SPEED = 8
 IMAGE_AVIF_QUALITY = 58
 IMAGE_JPEG_QUALITY = 80
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Django's, writing each file whole or not at all (images/storage.py).
+    "default": {"BACKEND": "images.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
@@ -260,6 +262,12 @@ SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # set once before the first publication and never changed, or readers see every
 # article again as new.
 SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY", "skillo.example")
+# /.well-known/security.txt (RFC 9116) for whoever finds a vulnerability: where to
+# report it (mailto: or https: addresses, comma-separated) and, optionally, the
+# disclosure policy's address. No contact set, no file (404): a made-up contact would
+# send reports nowhere.
+SKILLO_SECURITY_CONTACTS = env_list("SECURITY_CONTACT", [])
+SKILLO_SECURITY_POLICY = os.environ.get("SECURITY_POLICY", "")
 
 # What the deployed code is called (say, its commit): named in every cache key of
 # output, with the settings, so a deploy is seen at once (pagecache.release). Empty, the
@@ -324,9 +332,12 @@ SPECTACULAR_SETTINGS = {
 }
 # The site's address, for webhook payloads (sent with no request to take it from).
 SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-# Webhooks never go to loopback, private or link-local addresses (the app's own
-# network); only the tests, whose receiver listens on 127.0.0.1, turn this on.
-SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+
+# Skillo's own outgoing requests (webhooks, source checks) go to public addresses only,
+# never to loopback, private or link-local ones (this machine and its network: the
+# outbound app). On, they may, to try a receiver on the same machine or network;
+# check --deploy warns while it is.
+SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.

@@ -27,7 +27,7 @@ if "CONN_MAX_AGE" not in os.environ:
     DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 # Source maps (14 of the 25 MB collected, nearly all the API docs' bundles) are read only

@@ -1,21 +1,26 @@
-"""Webhooks: queued after the commit without contacting anyone, delivered signed to a
-local receiver by the worker, retried after failures for a day, refused for hosts and
-addresses that are not allowed, and sent again from the admin."""
+"""Webhooks: queued after the commit without contacting anyone, delivered to a local
+receiver by the worker in the Standard Webhooks format (verified with the
+standardwebhooks library, as a receiver would), retried after failures for a day,
+refused for hosts and addresses that are not allowed, and sent again from the admin."""
 
+import base64
+import hashlib
+import hmac
 import http.server
 import json
 import threading
-import time
 from datetime import timedelta
 
 import pytest
+import standardwebhooks
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from api.delivery import send_due
-from api.models import Delivery, Event, Webhook
-from api.webhooks import verify
+from api.models import SECRET_OVERLAP, Delivery, Event, Webhook
 from news.models import Article
 from tests.factories import ArticleFactory, WebhookFactory, WebhookHostFactory
 
@@ -48,8 +53,8 @@ class Receiver(http.server.ThreadingHTTPServer):
 
 @pytest.fixture
 def receiver(settings):
-    # The receiver listens on loopback, which webhooks refuse outside the tests.
-    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+    # The receiver listens on loopback, which webhooks refuse unless this is on.
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
     server = Receiver()
     # A short poll: shutdown() waits for the loop to look, half a second by default.
     thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
@@ -72,27 +77,143 @@ def test_a_publication_is_queued_without_contacting_the_receiver(hook, receiver)
     assert receiver.got == []
 
 
+def verified(secret, headers, body):
+    """What the receiver's Standard Webhooks library makes of a delivery: its payload,
+    or WebhookVerificationError."""
+    return standardwebhooks.Webhook(secret).verify(body, headers)
+
+
 def test_the_worker_delivers_it_signed(hook, receiver):
-    article = ArticleFactory(title="Fresh")
+    ArticleFactory(title="Fresh")
     assert send_due() == 1
     [(headers, body)] = receiver.got
-    assert verify(hook.secret, headers["Skillo-Signature"], body, now=int(time.time()))
-    payload = json.loads(body)
-    assert payload["event"] == "article.published"
-    assert payload["article"]["id"] == article.pk
-    assert payload["article"]["api_url"].endswith(f"/api/v1/articles/{article.slug}/")
-    assert headers["Skillo-Event"] == "article.published"
+    assert verified(hook.secret, headers, body)["type"] == "article.published"
     assert Delivery.objects.get().state == Delivery.State.DELIVERED
 
 
-def test_a_signature_with_another_secret_or_an_old_time_does_not_verify(hook, receiver):
+def test_the_payload_is_type_timestamp_and_data(hook, receiver):
+    article = ArticleFactory(title="Fresh")
+    send_due()
+    payload = json.loads(receiver.got[0][1])
+    assert payload == {
+        "type": "article.published",
+        "timestamp": Delivery.objects.get().created_at.isoformat(),
+        "data": {
+            "article": {
+                "id": article.pk,
+                "slug": article.slug,
+                "title": "Fresh",
+                "url": f"http://127.0.0.1:8000/articles/{article.slug}/",
+                "api_url": f"http://127.0.0.1:8000/api/v1/articles/{article.slug}/",
+                "published_at": article.published_at.isoformat(),
+            }
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("secret", "tamper"),
+    [
+        (lambda hook: "whsec_" + base64.b64encode(b"another secret, 24 bytes+").decode(), bytes),
+        (lambda hook: hook.secret, lambda body: body + b" "),
+    ],
+    ids=["another-secret", "altered-body"],
+)
+def test_a_delivery_does_not_verify_with_another_secret_or_body(hook, receiver, secret, tamper):
     ArticleFactory()
     send_due()
     [(headers, body)] = receiver.got
-    now = int(time.time())
-    assert not verify("another secret", headers["Skillo-Signature"], body, now=now)
-    assert not verify(hook.secret, headers["Skillo-Signature"], body, now=now + 600)
-    assert not verify(hook.secret, headers["Skillo-Signature"], body + b" ", now=now)
+    with pytest.raises(standardwebhooks.WebhookVerificationError, match="No matching signature"):
+        verified(secret(hook), headers, tamper(body))
+
+
+def test_an_old_delivery_does_not_verify(hook, receiver, time_machine):
+    ArticleFactory()
+    send_due()
+    [(headers, body)] = receiver.got
+    time_machine.move_to(timezone.now() + timedelta(minutes=6))
+    with pytest.raises(standardwebhooks.WebhookVerificationError, match="too old"):
+        verified(hook.secret, headers, body)
+
+
+def test_a_retry_carries_the_same_webhook_id_and_a_new_timestamp(hook, receiver, time_machine):
+    receiver.statuses = [500]
+    ArticleFactory()
+    send_due()
+    time_machine.move_to(timezone.now() + timedelta(seconds=61))
+    send_due()
+    first, second = (headers for headers, body in receiver.got)
+    assert first["webhook-id"] == second["webhook-id"]
+    assert first["webhook-id"].startswith("msg_")
+    assert int(second["webhook-timestamp"]) - int(first["webhook-timestamp"]) >= 61
+    assert verified(hook.secret, *receiver.got[1])
+
+
+def test_each_delivery_has_its_own_webhook_id(hook, receiver):
+    ArticleFactory()
+    ArticleFactory()
+    send_due()
+    assert len({headers["webhook-id"] for headers, body in receiver.got}) == 2
+
+
+def test_a_new_secret_is_whsec_and_32_random_bytes(db):
+    secret = WebhookFactory().secret
+    assert secret.startswith("whsec_")
+    assert len(base64.b64decode(secret.removeprefix("whsec_"))) == 32
+    assert secret != WebhookFactory().secret
+
+
+def test_after_a_rotation_both_secrets_verify(hook, receiver):
+    old = hook.secret
+    hook.rotate_secret(timezone.now())
+    hook.save()
+    ArticleFactory()
+    send_due()
+    [(headers, body)] = receiver.got
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    assert verified(old, headers, body)
+    assert verified(hook.secret, headers, body)
+
+
+def test_the_old_secret_stops_signing_after_the_overlap(hook, receiver, time_machine):
+    old = hook.secret
+    hook.rotate_secret(timezone.now())
+    hook.save()
+    time_machine.move_to(timezone.now() + SECRET_OVERLAP + timedelta(seconds=1))
+    ArticleFactory()
+    send_due()
+    [(headers, body)] = receiver.got
+    assert verified(hook.secret, headers, body)
+    with pytest.raises(standardwebhooks.WebhookVerificationError, match="No matching signature"):
+        verified(old, headers, body)
+
+
+def test_rotating_from_the_admin_keeps_the_old_secret_for_the_overlap(hook, admin_client):
+    old = hook.secret
+    admin_client.post(
+        "/admin/api/webhook/", {"action": "rotate_secrets", "_selected_action": [hook.pk]}
+    )
+    hook.refresh_from_db()
+    assert (hook.previous_secret, hook.secret != old) == (old, True)
+    assert hook.previous_secret_until > timezone.now() + SECRET_OVERLAP - timedelta(minutes=1)
+
+
+def test_the_webhooks_admin_page_shows_its_secret_to_copy(hook, admin_client):
+    page = admin_client.get(f"/admin/api/webhook/{hook.pk}/change/").content.decode()
+    assert hook.secret in page
+
+
+def test_a_webhook_added_in_the_admin_gets_a_secret_it_shows(db, admin_client):
+    WebhookHostFactory(host="127.0.0.1")
+    response = admin_client.post(
+        "/admin/api/webhook/add/",
+        {"name": "Partner", "url": "http://127.0.0.1/hook", "events": ["article.published"],
+         "active": "on"},
+        follow=True,
+    )  # fmt: skip
+    secret = Webhook.objects.get().secret
+    assert secret.startswith("whsec_")
+    assert secret in response.content.decode()
 
 
 def test_a_failed_delivery_is_retried_with_back_off_and_logged(hook, receiver):
@@ -187,7 +308,14 @@ def test_a_scheduled_article_is_announced_when_it_comes_due(hook, receiver, time
     assert send_due() == 0
     time_machine.move_to(article.published_at + timedelta(seconds=1))
     assert send_due() == 1
-    assert json.loads(receiver.got[0][1])["event"] == "article.published"
+    assert json.loads(receiver.got[0][1])["type"] == "article.published"
+
+
+def test_a_scheduled_publications_timestamp_is_its_publication_time(hook, receiver, time_machine):
+    article = ArticleFactory(scheduled=True)
+    time_machine.move_to(article.published_at + timedelta(seconds=1))
+    send_due()
+    assert json.loads(receiver.got[0][1])["timestamp"] == article.published_at.isoformat()
 
 
 def test_a_rescheduled_article_is_announced_once_at_its_new_time(hook, receiver, time_machine):
@@ -236,8 +364,8 @@ def test_a_host_no_longer_allowed_is_refused_at_sending(hook, receiver):
     assert "not allowed" in Delivery.objects.get().log.get().error
 
 
-def test_loopback_is_refused_outside_the_tests(hook, receiver, settings):
-    settings.SKILLO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+def test_loopback_is_refused_unless_private_addresses_are_allowed(hook, receiver, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
     ArticleFactory()
     send_due()
     assert receiver.got == []
@@ -268,6 +396,14 @@ def test_the_delivery_log_shows_each_attempt_in_the_admin(hook, receiver, admin_
     assert "500" in page
 
 
+def test_the_delivery_page_shows_the_webhook_id_the_receiver_saw(hook, receiver, admin_client):
+    ArticleFactory()
+    send_due()
+    delivery = Delivery.objects.get()
+    page = admin_client.get(f"/admin/api/delivery/{delivery.pk}/change/").content.decode()
+    assert receiver.got[0][0]["webhook-id"] in page
+
+
 def test_the_command_sends_what_is_due(hook, receiver):
     ArticleFactory()
     call_command("send_webhooks", verbosity=0)
@@ -286,5 +422,58 @@ def test_a_correction_on_a_public_article_makes_its_event(receiver):
     Correction.objects.create(article=draft, kind="correction", note="Not public.")
     [delivery] = Delivery.objects.all()
     assert delivery.event == Event.CORRECTION
-    assert delivery.payload["correction"]["note"] == "It was 3.7."
-    assert delivery.payload["article"]["slug"] == article.slug
+    assert delivery.payload["data"]["correction"]["note"] == "It was 3.7."
+    assert delivery.payload["data"]["article"]["slug"] == article.slug
+
+
+# Existing webhooks and deliveries (api 0001's shapes), moved by api 0003's migration.
+OLD_SECRET = "Xk2-old-secret-from-token_urlsafe-32-bytes0"
+
+
+def migrated(old_rows):
+    """Migrates api back to 0001, makes ``old_rows(Webhook, Delivery)`` there with the
+    models of then, and migrates forward again."""
+    call_command("migrate", "api", "0001", verbosity=0)
+    state = MigrationExecutor(connection).loader.project_state(("api", "0001_initial"))
+    old_rows(state.apps.get_model("api", "Webhook"), state.apps.get_model("api", "Delivery"))
+    call_command("migrate", verbosity=0)
+
+
+def old_publication(OldWebhook, OldDelivery, url="http://127.0.0.1:9/hook", count=1):
+    hook = OldWebhook.objects.create(
+        name="Partner", url=url, events=["article.published"], secret=OLD_SECRET
+    )
+    for n in range(count):
+        OldDelivery.objects.create(
+            webhook=hook,
+            event="article.published",
+            article_id=n,
+            payload={"event": "article.published", "article": {"id": n, "slug": f"s-{n}"}},
+        )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_migrated_secret_keeps_the_receivers_key(receiver):
+    migrated(lambda *models: old_publication(*models, url=receiver.url))
+    WebhookHostFactory(host="127.0.0.1")
+    send_due()
+    [(headers, body)] = receiver.got
+    hook = Webhook.objects.get()
+    assert hook.secret == "whsec_" + base64.b64encode(OLD_SECRET.encode()).decode()
+    assert verified(hook.secret, headers, body)
+    # A receiver that kept the old secret and computes the HMAC itself still matches.
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    mac = hmac.new(OLD_SECRET.encode(), signed, hashlib.sha256).digest()
+    assert headers["webhook-signature"] == "v1," + base64.b64encode(mac).decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrated_deliveries_get_the_standard_payload_and_ids_of_their_own():
+    migrated(lambda *models: old_publication(*models, count=2))
+    deliveries = list(Delivery.objects.order_by("article_id"))
+    assert deliveries[0].payload == {
+        "type": "article.published",
+        "timestamp": deliveries[0].created_at.isoformat(),
+        "data": {"article": {"id": 0, "slug": "s-0"}},
+    }
+    assert deliveries[0].message_id != deliveries[1].message_id

@@ -3,7 +3,9 @@
 from contextlib import contextmanager
 
 import pytest
+import reversion
 from playwright.sync_api import expect
+from reversion.models import Version
 
 from news.models import Article
 
@@ -123,7 +125,17 @@ def test_admin_pages_run_under_the_content_security_policy(new_page, site, artif
         ),
     )
     article = Article.objects.get(title=RELATED)
+    # Two more revisions, so that the history offers comparing them and the compare
+    # page has something to show.
+    for summary in ("Revised once.", "Revised twice."):
+        with reversion.create_revision():
+            article.summary = summary
+            article.save()
+    older, newer = Version.objects.get_for_object(article).order_by("pk")[:2]
     for path in (
+        f"/admin/news/article/{article.pk}/history/compare/"
+        f"?version_id1={older.pk}&version_id2={newer.pk}",
+        f"/admin/news/article/{article.pk}/history/{older.pk}/",
         "/admin/",
         "/admin/news/article/",
         "/admin/news/article/add/",

@@ -27,7 +27,7 @@ DEMO_ACCOUNTS = [
 # tags it after the import, as here.
 SHARED_ARTICLE_TAGS = {
     "pytorch-2-4-released-python-3-12-and-a-custom-operator-api": [
-        "machine-learning", "python", "pytorch", "release",
+        "Machine learning", "Python", "PyTorch", "Release",
     ],
 }  # fmt: skip
 # Made-up authors, so that bylines and author pages have something to show; each writes

@@ -1,0 +1,36 @@
+"""The media storage on this machine: Django's, but a file appears under its name whole
+or not at all.
+
+Django's FileSystemStorage writes into the final name as it goes, so a write that fails
+(a full disk) left an empty or partial file there, which the next save of the same name
+then stepped around with a random suffix, and a reader could be sent half a rendition
+while it was written. Here the bytes go to a hidden partial file beside it first (with
+Django's own write: its permissions and upload moves), which is linked into place once
+complete and removed whatever happens."""
+
+import contextlib
+import os
+import secrets
+
+from django.core.files import storage
+
+PARTIAL_PREFIX = ".partial-"
+
+
+class FileSystemStorage(storage.FileSystemStorage):
+    def _save(self, name, content):
+        folder, base = os.path.split(name)
+        partial = os.path.join(folder, f"{PARTIAL_PREFIX}{secrets.token_hex(8)}-{base[-100:]}")
+        try:
+            partial = super()._save(partial, content)
+            while True:
+                try:
+                    os.link(self.path(partial), self.path(name))
+                    break
+                except FileExistsError:
+                    name = self.get_available_name(name)
+        finally:
+            # Missing if the write failed before making it.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path(partial))
+        return name.replace("\\", "/")

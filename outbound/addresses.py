@@ -1,0 +1,93 @@
+"""Where Skillo's own outgoing requests may go: webhooks (api.delivery), source checks
+(sources.checker), and whatever else fetches a URL that someone typed.
+
+Such a URL must not reach this machine or its network (a database's HTTP port, a
+cloud's metadata service at 169.254.169.254): every address its host resolves to must
+be public. The connection then goes to the address that was checked, so DNS cannot
+answer differently in between. ``SKILLO_ALLOW_PRIVATE_ADDRESSES`` (the environment's
+``ALLOW_PRIVATE_ADDRESSES``) lifts the rule, to try a receiver on the same machine or
+network; ``manage.py check --deploy`` warns while it is on.
+"""
+
+import asyncio
+import ipaddress
+import socket
+
+import httpcore
+import httpx
+from django.conf import settings
+
+
+class Refused(Exception):
+    """The request may not go to this address."""
+
+
+def allowed_addresses(host, found):
+    """The addresses of ``found`` (getaddrinfo's answer for ``host``) if every one is
+    allowed; Refused otherwise."""
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
+    if not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES:
+        for address in addresses:
+            if not address.is_global:
+                raise Refused(f"{host} resolves to a non-public address ({address})")
+    return [str(address) for address in addresses]
+
+
+def checked_address(host, port):
+    """The address to connect to for ``host``, for a blocking client (http.client)."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise Refused(f"cannot resolve {host}: {error.strerror}") from None
+    return allowed_addresses(host, found)[0]
+
+
+class PinnedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, connecting only to checked addresses; TLS is still
+    checked against the host name, which httpcore passes on to ``start_tls``."""
+
+    def __init__(self):
+        self.backend = httpcore.AnyIOBackend()
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        try:
+            async with asyncio.timeout(timeout):
+                found = await asyncio.get_running_loop().getaddrinfo(
+                    host, port, type=socket.SOCK_STREAM
+                )
+        except TimeoutError as error:
+            raise httpcore.ConnectTimeout(f"resolving {host} timed out") from error
+        except socket.gaierror as error:
+            # An error httpx knows; its cause tells sources.checker that it was DNS.
+            raise httpcore.ConnectError(f"cannot resolve {host}") from error
+        *others, last = allowed_addresses(host, found)
+        # Each in turn, as anyio does for httpx: a host's IPv6 address, say, may be
+        # unreachable from here.
+        for address in others:
+            try:
+                return await self.backend.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError:
+                pass
+        return await self.backend.connect_tcp(last, port, timeout, local_address, socket_options)
+
+    async def sleep(self, seconds):
+        await self.backend.sleep(seconds)
+
+
+class PinnedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport on ``PinnedBackend``. Refused comes out of the request as it is."""
+
+    def __init__(self, limits):
+        super().__init__(limits=limits)
+        # httpx has no parameter for httpcore's network backend (encode/httpx discussion
+        # 3180), so its pool is replaced by one made as httpx makes it, on this backend.
+        # tests/test_check_sources.py fails if an upgrade stops this from taking effect.
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=PinnedBackend(),
+        )
