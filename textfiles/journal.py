@@ -8,7 +8,8 @@ before a picture's files are written, their names go into a journal in the stora
 itself (``unfinished-restores/RUN/NUMBER.txt``: the picture's SHA-256, then one name a
 line), which the restore removes once it has committed. A journal still there belongs
 to a restore that did not finish. The next restore, holding the restore lock (no other
-restore is running then), removes the files of such journals that no image uses, then
+restore is running then), removes the files of such journals that no image uses, and
+the partial files that writes of them cut short left beside them (images.storage), then
 the journals.
 """
 
@@ -19,6 +20,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from images.models import Image
+from images.storage import partial_of
 
 FOLDER = "unfinished-restores"
 
@@ -79,18 +81,34 @@ def _clean(storage, folder):
     for start in range(0, len(shas), 500):  # within any database's limit of parameters
         batch = Image.objects.filter(sha256__in=shas[start : start + 500])
         in_use.update(batch.values_list("sha256", flat=True))
+    unused = [name for sha256, names in named.items() if sha256 not in in_use for name in names]
     removed = 0
-    for sha256, names in named.items():
-        if sha256 in in_use:
-            continue
-        for name in names:
-            if storage.exists(name):
-                storage.delete(name)
-                removed += 1
+    for name in unused:
+        if storage.exists(name):
+            storage.delete(name)
+            removed += 1
+    for name in _partial_files(storage, unused):
+        storage.delete(name)
+        removed += 1
     for entry in entries:
         storage.delete(f"{folder}/{entry}")
     _remove_folder(storage, folder)
     return removed
+
+
+def _partial_files(storage, names):
+    """The partial files beside ``names`` that writes of them killed halfway left
+    (images.storage writes a file beside its name, then links it into place)."""
+    bases = {}
+    for name in names:
+        folder, _, base = name.rpartition("/")
+        bases.setdefault(folder, set()).add(base[-100:])
+    for folder, wanted in bases.items():
+        try:
+            _, files = storage.listdir(folder)
+        except FileNotFoundError:
+            continue
+        yield from (f"{folder}/{file}" for file in files if partial_of(file) in wanted)
 
 
 def _remove_folder(storage, folder):
