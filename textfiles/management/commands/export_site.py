@@ -95,8 +95,10 @@ def remove_unfinished(folder):
     """Remove what exports into ``folder`` that were killed left beside it: their work
     folders and lock files, but none an export still holds. Return how many."""
     parent = folder.absolute().parent
-    removed = 0
-    for lock in parent.glob(f".{glob.escape(folder.name)}-*{UNFINISHED}"):
+    prefix, removed = f".{folder.name}-", 0
+    for lock in parent.glob(f"{glob.escape(prefix)}*{UNFINISHED}"):
+        if "-" in lock.name[len(prefix) : -len(UNFINISHED)]:
+            continue  # an export into another folder, FOLDER-SOMETHING (mkstemp has no "-")
         try:
             held = lock.open("r")
         except FileNotFoundError:  # it finished meanwhile
