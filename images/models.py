@@ -5,8 +5,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils.text import Truncator
 
-from .renditions import ensure_renditions, rendition_prefix
-from .uploads import Upload
+from .renditions import all_renditions, ensure_renditions, rendition_prefix
+from .uploads import ACCEPTED_FORMATS, Upload, same_content
 
 
 class Licence(models.TextChoices):
@@ -163,12 +163,34 @@ class Image(models.Model):
         return self.width * self.height / 1_000_000
 
     def take(self, file, upload: Upload):
-        """Fill the file fields from a checked upload (see uploads.check_upload)."""
+        """Fill the file fields from a checked upload (see uploads.check_upload). The
+        original is named by its content: when the storage has a file of that name with
+        these very bytes (left by an upload or restore that never committed), it is the
+        same file and is used as it is; a file of that name with other bytes (cut short
+        by a killed process) that no image uses is replaced. Otherwise the storage would
+        save a copy under a name with a random suffix, no longer the content's."""
         self.sha256 = upload.sha256
         self.format = upload.format
         self.width = upload.width
         self.height = upload.height
         self.file_size = upload.size
         self.original_name = (getattr(file, "name", "") or "")[:255]
+        name = self.original_file_name()
+        storage = self.file.storage
+        if storage.exists(name):
+            if same_content(storage, name, upload.sha256):
+                self.file = name
+                return
+            if not Image.objects.filter(file=name).exists():
+                storage.delete(name)
         file.name = f"{upload.sha256}.{upload.extension}"
         self.file = file
+
+    def original_file_name(self):
+        """Where the storage keeps the original: named by its content."""
+        return original_path(self, f"{self.sha256}.{ACCEPTED_FORMATS[self.format]}")
+
+    def stored_files(self):
+        """The storage names of every file the library keeps for this image: the original
+        and its renditions."""
+        return [self.original_file_name(), *(r.name for r in all_renditions(self))]

@@ -34,3 +34,13 @@ class FileSystemStorage(storage.FileSystemStorage):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path(partial))
         return name.replace("\\", "/")
+
+
+def partial_of(name):
+    """The name (the last part, as the storage shortens it) a partial file ``name`` was
+    being written for, or None if ``name`` is no partial file. A process killed while it
+    wrote leaves one behind."""
+    if not name.startswith(PARTIAL_PREFIX):
+        return None
+    token, separator, base = name[len(PARTIAL_PREFIX) :].partition("-")
+    return base if separator and len(token) == 16 else None

@@ -36,6 +36,16 @@ class Upload:
         return ACCEPTED_FORMATS[self.format]
 
 
+def same_content(storage, name, sha256):
+    """Whether the file ``name`` in ``storage`` holds the bytes whose SHA-256 is
+    ``sha256``."""
+    digest = hashlib.sha256()
+    with storage.open(name, "rb") as stored:
+        for chunk in stored.chunks():
+            digest.update(chunk)
+    return digest.hexdigest() == sha256
+
+
 def max_upload_bytes():
     return settings.IMAGE_MAX_UPLOAD_BYTES
 

@@ -67,6 +67,8 @@ class ArticleFactory(OneTransaction, factory.django.DjangoModelFactory):
         scheduled = factory.Trait(
             published_at=factory.LazyFunction(lambda: timezone.now() + timedelta(days=1))
         )
+        # With a lead image from the library (which needs the media_root fixture).
+        illustrated = factory.Trait(lead_image=factory.SubFactory("tests.factories.ImageFactory"))
 
     @factory.post_generation
     def tags(self, create, extracted, **kwargs):

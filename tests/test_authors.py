@@ -408,7 +408,10 @@ def test_an_author_with_articles_cannot_be_deleted(admin_client):
 def test_an_article_with_authors_exports_them_and_imports_back_unchanged(tmp_path):
     article = ArticleFactory(title="Signed", authors=["Grace Hopper", "Ada Lovelace"])
     text = format_article(Article.objects.get(pk=article.pk))
-    assert text.startswith("Signed\n\nFormat: plain text\nAuthors: grace-hopper, ada-lovelace\n\n")
+    assert text.startswith(
+        "Signed\n\nFormat: plain text\nSummary: A release shipped.\n"
+        "Authors: grace-hopper, ada-lovelace\n\n"
+    )
     ArticleAuthor.objects.all().delete()
     path = tmp_path / "signed.txt"
     path.write_text(text)
@@ -417,12 +420,13 @@ def test_an_article_with_authors_exports_them_and_imports_back_unchanged(tmp_pat
     assert format_article(Article.objects.get()) == text
 
 
-def test_a_file_without_an_authors_line_keeps_the_stored_byline(tmp_path):
+def test_a_file_without_an_authors_line_leaves_the_article_without_a_byline(tmp_path):
+    # A file describes the whole article: what it leaves out is not kept.
     article = ArticleFactory(title="Signed", authors=["Ada Lovelace"])
     path = tmp_path / "signed.txt"
     path.write_text(format_article(article).replace("Authors: ada-lovelace\n", ""))
     call_command("import_articles", str(path), stdout=StringIO())
-    assert [a.slug for a in Article.objects.get().byline] == ["ada-lovelace"]
+    assert Article.objects.get().byline == []
 
 
 def test_an_empty_authors_line_clears_the_byline(tmp_path):
@@ -440,7 +444,7 @@ def test_an_unknown_author_names_file_and_line_and_imports_nothing(tmp_path):
     err = StringIO()
     with pytest.raises(CommandError):
         call_command("import_articles", str(tmp_path), stdout=StringIO(), stderr=err)
-    assert f"{tmp_path / 'a.txt'}:4: authors: no author has the slug 'nobody'" in err.getvalue()
+    assert f"{tmp_path / 'a.txt'}:5: authors: no author has the slug 'nobody'" in err.getvalue()
     assert Article.objects.count() == 1
 
 

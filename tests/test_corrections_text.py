@@ -53,7 +53,7 @@ def notes(article):
 def test_an_export_lists_corrections_and_updates_oldest_first_in_the_header():
     text = export(with_corrections())
     assert text.startswith(
-        "A title\n\nFormat: plain text\n"
+        "A title\n\nFormat: plain text\nSummary: A release shipped.\n"
         "Correction: 2026-11-30 14:05:00+00:00 | It said 3.8; it was 3.7.\n"
         "Update: 2026-12-01 09:00:30.250000+00:00 | Now out.\n\n"
     )

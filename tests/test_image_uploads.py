@@ -1,6 +1,7 @@
 """The image library's door: what an editor may upload, and the words when it is
 refused. Nothing of a refused file is kept."""
 
+import hashlib
 import io
 
 import pytest
@@ -159,3 +160,31 @@ def test_the_library_lists_searches_and_filters_images(editor, media_root):
     assert "Rack of servers" in page and "A penguin on a keyboard" not in page
     page = editor.get("/admin/images/image/?used=no").content.decode()
     assert "Rack of servers" in page
+
+
+# A file left under an original's name by an upload or restore that never committed.
+
+
+def left_behind(media_root, content, written=None):
+    """A file under ``content``'s name, holding ``written`` (the same bytes by default)."""
+    sha256 = hashlib.sha256(content).hexdigest()
+    path = media_root / "originals" / sha256[:2] / f"{sha256}.jpg"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content if written is None else written)
+    return path
+
+
+def test_an_original_already_stored_with_the_same_bytes_is_used_not_copied(media_root):
+    content = picture(1600, 900, seed=7)
+    path = left_behind(media_root, content)
+    image = ImageFactory(content=content)
+    assert image.file.path == str(path)
+    assert list(path.parent.iterdir()) == [path]
+
+
+def test_a_cut_short_file_under_an_originals_name_is_replaced(media_root):
+    content = picture(1600, 900, seed=7)
+    path = left_behind(media_root, content, written=content[: len(content) // 2])
+    image = ImageFactory(content=content)
+    assert image.file.path == str(path)
+    assert (list(path.parent.iterdir()), path.read_bytes()) == ([path], content)

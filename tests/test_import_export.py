@@ -10,11 +10,19 @@ from django.utils.html import strip_tags
 from reversion.models import Version
 from taggit.models import Tag
 
-from news.models import Article, RelatedLink, RetiredSlug, Source
+from news.models import Article, ArticleAuthor, RelatedLink, RetiredSlug, Source
 from textfiles.importer import ImportFailed, import_articles
+from textfiles.textformat import parse
 
-from .conftest import SHARED_ARTICLE, SHARED_SLUG
-from .factories import ArticleFactory, RelatedLinkFactory
+from .conftest import DEMO_CONTENT, SHARED_ARTICLE, SHARED_SLUG
+from .factories import (
+    ArticleFactory,
+    AuthorFactory,
+    CorrectionFactory,
+    ImageFactory,
+    RelatedLinkFactory,
+    SourceFactory,
+)
 from .test_admin import form_data
 from .test_limits import post
 
@@ -278,7 +286,8 @@ def test_an_article_written_in_markdown_in_the_admin_survives_export_and_import(
     assert code.replace("&lt;", "<") == "import x\n\nprint(x < 2)\n"
     text = export(article.slug)
     assert text.startswith(
-        "Release notes roundup\n\nFormat: Markdown, CRLF line breaks\n\n"
+        "Release notes roundup\n\nFormat: Markdown, CRLF line breaks\n"
+        "Summary: Loop variables are per iteration.\n\n"
         "## What happened\n\nSee the [release notes](https://example.org/notes) and run "
         "`pip install x`.\n\n```python\nimport x\n\nprint(x < 2)\n```\n\nSources\n\n"
     )
@@ -433,3 +442,99 @@ def test_export_refuses_an_article_it_cannot_write_exactly(tmp_path):
         call_command("export_articles", "-o", str(tmp_path), stdout=StringIO(), stderr=err)
     assert "semicolons: " in err.getvalue()
     assert [p.name for p in tmp_path.iterdir()] == ["fine.txt"]
+
+
+# A file describes the whole article: what it leaves out is not kept, except the notes.
+
+
+def give_lead_image(article):
+    article.lead_image = ImageFactory()
+    article.save()
+
+
+def give_authors(article):
+    ArticleAuthor.objects.create(article=article, author=AuthorFactory(), position=0)
+
+
+def give_summary(article):
+    article.summary = "A summary the file does not have."
+    article.save()
+
+
+PARTS = {
+    # part: (give it to the article, what the article then has of it)
+    "lead image": (give_lead_image, lambda article: article.lead_image_id),
+    "authors": (give_authors, lambda article: list(article.authorships.all())),
+    "summary": (give_summary, lambda article: article.summary),
+}
+
+
+@pytest.mark.usefixtures("media_root")
+@pytest.mark.parametrize("part", PARTS)
+def test_a_part_the_file_leaves_out_is_removed_and_export_gives_the_file_back(tmp_path, part):
+    path = write(tmp_path, "a.txt")
+    import_articles([path])
+    give, has = PARTS[part]
+    give(Article.objects.get())
+    import_articles([path])
+    article = Article.objects.get()
+    assert not has(article)
+    assert export(article.slug) == path.read_text()
+
+
+def every_part(tmp_path):
+    """An article with every optional part, and a file of it with none of them."""
+    path = tmp_path / "bare.txt"
+    path.write_text(f"A title\n\nSome news.\n\n{FOOTER}\n")
+    article = ArticleFactory(
+        title="A title", illustrated=True, authors=["Ada Lovelace"], tags=["go"]
+    )
+    SourceFactory(article=article)
+    RelatedLinkFactory(article=article, target=None, title="Wanted")
+    return article, path
+
+
+@pytest.mark.usefixtures("media_root")
+def test_a_file_without_any_optional_part_exports_back_byte_for_byte(tmp_path):
+    article, path = every_part(tmp_path)
+    import_articles([path])
+    assert export(article.slug) == path.read_text()
+
+
+@pytest.mark.usefixtures("media_root")
+def test_the_import_names_every_part_it_removed(tmp_path):
+    article, path = every_part(tmp_path)
+    out = StringIO()
+    call_command("import_articles", str(path), stdout=out)
+    assert (
+        f"{article.slug}: removed its lead image, summary, authors, sources, related links "
+        "and topics: the file has none.\n"
+    ) in out.getvalue()
+    assert "0 created, 1 updated, 0 unchanged" in out.getvalue()
+
+
+def test_the_import_says_it_kept_the_notes_the_file_leaves_out(tmp_path):
+    path = write(tmp_path, "a.txt")
+    import_articles([path])
+    article = Article.objects.get()
+    CorrectionFactory(article=article, note="It said 3.8; it was 3.7.")
+    out = StringIO()
+    call_command("import_articles", str(path), stdout=out)
+    assert (
+        f"{article.slug}: kept 1 correction(s) or update(s) the file leaves out; an import "
+        "never removes one.\n"
+    ) in out.getvalue()
+    assert [c.note for c in article.corrections.all()] == ["It said 3.8; it was 3.7."]
+
+
+@pytest.mark.usefixtures("media_root")
+def test_an_illustrated_demo_article_updated_from_its_file_gives_the_file_back():
+    call_command("load_demo", stdout=StringIO())
+    article = Article.objects.filter(lead_image__isnull=False, authorships__isnull=True).first()
+    (path,) = [
+        path
+        for path in sorted(DEMO_CONTENT.glob("*.txt"))
+        if parse(path.read_text(encoding="utf-8")).title == article.title
+    ]
+    call_command("import_articles", str(path), stdout=StringIO())
+    assert export(article.slug) == path.read_text(encoding="utf-8").rstrip("\n") + "\n"

@@ -16,14 +16,16 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from reversion.models import Version
 
+from images.models import Image
 from news.models import Article, RetiredSlug, Tag
 from news.rendering import render_markdown
+from people.models import Author
 from textfiles.importer import import_articles
 from textfiles.textformat import (
     MARKDOWN_JSON,
@@ -32,9 +34,12 @@ from textfiles.textformat import (
     ParsedCorrection,
     ParsedLink,
     ParsedSource,
+    article_content,
     parse,
     write_exactly,
 )
+
+from .factories import ArticleFactory, ImageFactory, RelatedLinkFactory, SourceFactory
 
 FOOTER = (
     "Published date reflects the original event date (2024-07-24). This article is original "
@@ -277,6 +282,8 @@ def wipe():
     Article.objects.all().delete()
     RetiredSlug.objects.all().delete()
     Tag.objects.all().delete()
+    Author.objects.all().delete()
+    Image.objects.all().delete()
 
 
 def make_article(body, summary, status, moment):
@@ -388,3 +395,54 @@ def test_export_import_export_through_the_database_changes_nothing(body, summary
     (plain_import,) = import_file(plain).created
     assert (plain_import.body, plain_import.body_html) == (body, before[5])
     assert export(plain_import) == plain
+
+
+# A file describes the whole article: whatever optional parts it leaves out, the article
+# has none of them after the import, and exporting it gives the file back.
+
+OPTIONAL_PARTS = {
+    "lead image": {"lead_image": None},
+    "summary": {"summary": None},
+    "authors": {"authors": None},
+    "sources": {"sources": []},
+    "related links": {"related": []},
+    "tags": {"tags": []},
+}
+
+
+def make_article_with_every_part(body, summary):
+    """An article with a lead image, a summary, authors, sources, related links and tags."""
+    article = ArticleFactory(
+        title="Release notes roundup",
+        body=body,
+        summary=summary,
+        lead_image=ImageFactory(),
+        authors=["Ada Lovelace", "Grace Hopper"],
+        tags=["python", "release"],
+    )
+    SourceFactory(article=article)
+    RelatedLinkFactory(article=article, target=None, title="Wanted")
+    return Article.objects.get(pk=article.pk)
+
+
+@pytest.mark.django_db
+@given(
+    left_out=st.sets(st.sampled_from(list(OPTIONAL_PARTS)), min_size=1),
+    body=plain_text_bodies(),
+    summary=sentence,
+)
+# Each example makes an article of every part, imports and exports it: a few suffice, the
+# format's own properties above try the bodies by the hundred.
+@settings(deadline=None, max_examples=15)
+@example(left_out={"lead image"}, body="Some news.", summary="A summary.")
+def test_a_file_leaving_parts_out_imports_without_them_and_exports_back(left_out, body, summary):
+    with tempfile.TemporaryDirectory() as media, override_settings(MEDIA_ROOT=media):
+        wipe()
+        article = make_article_with_every_part(body, summary)
+        content = article_content(article)
+        for part in left_out:
+            for name, value in OPTIONAL_PARTS[part].items():
+                setattr(content, name, value)
+        text = write_exactly(content)
+        import_file(text)
+        assert export(article) == text

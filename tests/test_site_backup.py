@@ -16,6 +16,7 @@ import re
 import shutil
 from datetime import UTC, date, datetime, timedelta
 from io import StringIO
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -503,3 +504,18 @@ def test_import_site_refuses_a_database_with_source_checks(tmp_path):
     with pytest.raises(CommandError, match="nothing was changed"):
         call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=StringIO())
     assert not Article.objects.exists()
+
+
+def test_a_restore_that_fails_after_the_pictures_leaves_none_of_their_files(tmp_path):
+    ArticleFactory(lead_image=ImageFactory(), title="Illustrated")
+    ImageFactory()
+    call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
+    wipe()
+    # The pictures are restored first; this article then fails, and nothing is kept.
+    path = tmp_path / "backup" / "articles" / "illustrated.txt"
+    path.write_text(path.read_text().replace("Illustrated", "x" * 201, 1))
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=StringIO())
+    assert not Image.objects.exists()
+    media = Path(settings.MEDIA_ROOT)
+    assert [p for p in media.rglob("*") if p.is_file()] == []

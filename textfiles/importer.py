@@ -1,5 +1,6 @@
 """Import plain-text articles, all files or none; restore a whole-site backup."""
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from images.models import Image
+from maintenance.locks import transaction_lock
 from news import purge
 from news.models import (
     Article,
@@ -28,6 +30,7 @@ from people.models import Author, AuthorLink
 from sources.models import SourceURL
 
 from .frontpage import BACKUP_FRONT, restore_front
+from .journal import Journal, clean_unfinished
 from .library import restore_library
 from .textformat import (
     FormatError,
@@ -46,6 +49,8 @@ BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
 BACKUP_AUTHORS = "authors.txt"
 BACKUP_SOURCES = "sources.txt"
+# Held by a site restore until it commits: one restore at a time (textfiles.journal).
+SITE_RESTORE_LOCK = 0x5C1111
 
 
 class ImportFailed(Exception):
@@ -61,6 +66,11 @@ class ImportResult:
     created: list
     updated: list
     unchanged: list
+    # (article, [part, ...]): the parts an update removed because its file has none
+    # ("lead image", "summary", "authors", "sources", "related links", "topics").
+    removed: list = field(default_factory=list)
+    # (article, count): notes the article keeps though its file leaves them out.
+    kept_notes: list = field(default_factory=list)
 
 
 @dataclass
@@ -70,6 +80,8 @@ class SiteResult:
     gone: int
     authors: int = 0
     source_urls: int = 0
+    # Files left by restores that never committed, removed before this one began.
+    unfinished_files: int = 0
 
 
 @dataclass
@@ -83,10 +95,14 @@ class _Plan:
     order: int
     targets: list = field(default_factory=list)  # per related link: an Article or None
     new_old_slugs: list = field(default_factory=list)
-    # The byline's authors, in order, or None to leave the stored ones (no Authors line).
-    authors: list | None = None
+    # The byline's authors, in order (none without an Authors line).
+    authors: list = field(default_factory=list)
     # Corrections and updates the file adds (unsaved Correction rows).
     new_corrections: list = field(default_factory=list)
+    # The parts of the stored article the file leaves out, which the import removes.
+    removed: list = field(default_factory=list)
+    # How many stored notes the file leaves out (kept: notes are only ever added).
+    kept_notes: int = 0
     changed: bool = True
 
     def problem(self, line_key, message):
@@ -202,11 +218,8 @@ def _stored_state(article):
     )
 
 
-def _wanted_state(plan, stored):
-    """What the file makes of ``stored``, the article as it is (for what it leaves out)."""
-    authors = plan.authors
-    if authors is None:
-        authors = [authorship.author for authorship in stored.authorships.all()]
+def _wanted_state(plan):
+    """What the file makes of the article: every part of it, as the file says."""
     return (
         _fields(plan.article),
         [(s.title, s.publisher, s.url) for s in plan.parsed.sources],
@@ -215,7 +228,7 @@ def _wanted_state(plan, stored):
             for link, target in zip(plan.parsed.related, plan.targets, strict=True)
         ],
         sorted(tag.casefold() for tag in plan.parsed.tags),
-        [author.pk for author in authors],
+        [author.pk for author in plan.authors],
     )
 
 
@@ -331,12 +344,10 @@ def _old_slug_problems(plan):
 
 
 def _author_problems(plan):
-    """The authors the file's Authors line names, by slug: each an existing author, once.
-    Authors are not created by an import (a name alone is not a profile); a site restore
-    creates them first, from the backup's authors file."""
-    slugs = plan.parsed.authors
-    if slugs is None:
-        return []
+    """The authors the file's Authors line names, by slug: each an existing author, once;
+    none without the line. Authors are not created by an import (a name alone is not a
+    profile); a site restore creates them first, from the backup's authors file."""
+    slugs = plan.parsed.authors or []
     found = {author.slug: author for author in Author.objects.filter(slug__in=slugs)}
     problems, seen = [], set()
     for slug in slugs:
@@ -364,10 +375,11 @@ def _correction_problems(plan, keep_ids, correction_ids_taken):
     other words or kind is refused, and stored notes the file leaves out are kept (the file
     may be older than they are). With ``keep_ids`` (a restore) a new note gets the file's
     id unless ``correction_ids_taken`` holds it."""
-    if plan.parsed.corrections is None:
-        return []
     stored = list(plan.existing.corrections.all()) if plan.existing is not None else []
     unmatched = [(c.kind, c.published_at, c.note) for c in stored]
+    if plan.parsed.corrections is None:
+        plan.kept_notes = len(stored)
+        return []
     stored_times = {c.published_at for c in stored}
     problems, seen = [], {}
     for item in plan.parsed.corrections:
@@ -402,6 +414,7 @@ def _correction_problems(plan, keep_ids, correction_ids_taken):
                 correction_ids_taken.add(item.id)
                 correction.pk = item.id
             plan.new_corrections.append(correction)
+    plan.kept_notes = len(unmatched)
     return problems
 
 
@@ -410,6 +423,8 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
     article gets its file's id unless ``ids_taken`` (stored ones and those of the files
     before) holds it, and a new correction likewise (``correction_ids_taken``)."""
     slug, existing = _find(parsed)
+    # Read before the file's values replace them (``article`` is ``existing``).
+    had = (existing.summary, existing.lead_image_id) if existing else ("", None)
     article = existing or Article(slug=slug)
     slug_is_new = existing is None or existing.slug != slug
     article.slug = slug
@@ -424,12 +439,12 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
         article.status = parsed.status
     elif existing is None:
         article.status = Article.Status.PUBLISHED
-    if parsed.summary is not None:
-        article.summary = parsed.summary
+    # A file describes the whole article: a summary or lead image it leaves out is none.
+    article.summary = parsed.summary or ""
     lead_image_problems = []
-    if parsed.lead_image == "":
+    if not parsed.lead_image:
         article.lead_image = None
-    elif parsed.lead_image is not None:
+    else:
         found = list(Image.objects.filter(sha256__startswith=parsed.lead_image)[:2])
         if len(found) == 1:
             article.lead_image = found[0]
@@ -454,7 +469,24 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
     problems += _old_slug_problems(plan)
     problems += _author_problems(plan)
     problems += _correction_problems(plan, keep_ids, correction_ids_taken)
+    if existing is not None:
+        plan.removed = _removed_parts(plan, *had)
     return plan, problems
+
+
+def _removed_parts(plan, summary, lead_image_id):
+    """The parts the stored article has and the file leaves out (or empties): the import
+    removes them, and says so."""
+    article, parsed = plan.existing, plan.parsed
+    parts = [
+        ("lead image", lead_image_id is not None and article.lead_image_id is None),
+        ("summary", bool(summary) and not article.summary),
+        ("authors", not plan.authors and article.authorships.exists()),
+        ("sources", not parsed.sources and article.sources.exists()),
+        ("related links", not parsed.related and article.related_links.exists()),
+        ("topics", not parsed.tags and article.tags.exists()),
+    ]
+    return [name for name, removed in parts if removed]
 
 
 def _resolve_targets(plans):
@@ -547,7 +579,7 @@ def import_articles(paths, *, keep_ids=False):
     for plan in plans:
         if plan.existing is not None and not plan.new_old_slugs and not plan.new_corrections:
             article = stored.get(pk=plan.existing.pk)
-            plan.changed = _stored_state(article) != _wanted_state(plan, article)
+            plan.changed = _stored_state(article) != _wanted_state(plan)
     # In the order of the files' ids (articles published at the same moment are listed by
     # id), then of the files.
     changed = sorted(
@@ -574,6 +606,10 @@ def import_articles(paths, *, keep_ids=False):
             result.unchanged.append(plan.article)
         else:
             (result.updated if plan.existing else result.created).append(plan.article)
+            if plan.removed:
+                result.removed.append((plan.article, plan.removed))
+        if plan.existing is not None and plan.kept_notes:
+            result.kept_notes.append((plan.article, plan.kept_notes))
     return result
 
 
@@ -602,8 +638,8 @@ class _naming:
 
 
 def _write_parts(plan):
-    """Write an article's sources, related links, new old slugs, tags, authors (when the
-    file names them), new corrections and updates, and (for a new article whose file
+    """Write an article's sources, related links, new old slugs, tags, authors, new
+    corrections and updates, and (for a new article whose file
     says when it was last changed) that time; then record it all as the revision's."""
     article, parsed = plan.article, plan.parsed
     article.sources.all().delete()
@@ -622,12 +658,11 @@ def _write_parts(plan):
         )
         for i, (link, target) in enumerate(zip(parsed.related, plan.targets, strict=True))
     )
-    if plan.authors is not None:
-        article.authorships.all().delete()
-        ArticleAuthor.objects.bulk_create(
-            ArticleAuthor(article=article, author=author, position=i)
-            for i, author in enumerate(plan.authors)
-        )
+    article.authorships.all().delete()
+    ArticleAuthor.objects.bulk_create(
+        ArticleAuthor(article=article, author=author, position=i)
+        for i, author in enumerate(plan.authors)
+    )
     for slug in plan.new_old_slugs:
         RetiredSlug.objects.update_or_create(slug=slug, defaults={"article": article})
     for correction in plan.new_corrections:
@@ -772,13 +807,34 @@ def _restore_source_urls(rows):
             purge.source_url_changed(row.url)
 
 
-@transaction.atomic
 def import_site(folder):
     """Restore a whole-site backup (export_site) into an empty database: its authors and
     topics, every article with its id, byline and notes, the addresses of deleted
     articles, and the source URLs' checks and archived copies.
-    All or nothing, as import_articles()."""
-    folder = Path(folder)
+    All or nothing, as import_articles(), files included: the pictures' files of a
+    restore that fails are removed, and those of one that was killed are removed by the
+    next (textfiles.journal)."""
+    journal = Journal()
+    with transaction.atomic():
+        # No other restore runs while this one holds it (on SQLite, the write lock its
+        # transaction takes): a journal left in the storage now is of one that died.
+        transaction_lock(SITE_RESTORE_LOCK)
+        unfinished_files = clean_unfinished()
+        try:
+            with transaction.atomic():
+                result = _restore_site(Path(folder), journal)
+        except BaseException:
+            # Rolled back: no row uses this restore's files. If the database cannot tell
+            # any more, the journal stays for the next restore to clean.
+            with contextlib.suppress(DatabaseError):
+                journal.undo()
+            raise
+        transaction.on_commit(journal.discard, robust=True)
+    result.unfinished_files = unfinished_files
+    return result
+
+
+def _restore_site(folder, journal):
     if not (folder / BACKUP_ARTICLES).is_dir() or not (folder / BACKUP_TAGS).is_file():
         raise ImportFailed(
             [f"{folder}: not a site backup (no {BACKUP_ARTICLES}/ folder and {BACKUP_TAGS})."]
@@ -825,7 +881,7 @@ def import_site(folder):
     if problems:
         raise ImportFailed(problems)
     # Pictures first: articles name their lead images, authors their photos.
-    problems = restore_library(folder)
+    problems = restore_library(folder, journal)
     problems += _author_photos(authors, folder / BACKUP_AUTHORS)
     if problems:
         raise ImportFailed(problems)

@@ -43,10 +43,11 @@ def write_library(folder):
     return len(records)
 
 
-def restore_library(folder):
-    """Restore ``folder``/images into the library, ids kept, renditions made; return a
-    list of problems ('images/library.json: image 3 (x.jpg): ...'), empty if it worked.
-    A backup made before images existed has no such folder: nothing to do."""
+def restore_library(folder, journal):
+    """Restore ``folder``/images into the library, ids kept, renditions made, each
+    picture's files named in ``journal`` (textfiles.journal) before they are written;
+    return a list of problems ('images/library.json: image 3 (x.jpg): ...'), empty if it
+    worked. A backup made before images existed has no such folder: nothing to do."""
     source = Path(folder) / FOLDER
     listing = source / LIBRARY
     if not listing.exists():
@@ -59,7 +60,7 @@ def restore_library(folder):
     for number, record in enumerate(records, start=1):
         where = f"{listing}: image {number} ({record.get('file', '?')})"
         try:
-            restored.append(_restore(source, record))
+            restored.append(_restore(source, record, journal))
         except (ValidationError, KeyError, TypeError, ValueError, OSError) as error:
             messages = error.messages if isinstance(error, ValidationError) else [repr(error)]
             problems += [f"{where}: {message}" for message in messages]
@@ -71,7 +72,7 @@ def restore_library(folder):
     return problems
 
 
-def _restore(source, record):
+def _restore(source, record, journal):
     path = source / Path(record["file"]).name
     with path.open("rb") as handle:
         file = File(handle, name=record.get("original_name") or path.name)
@@ -81,6 +82,7 @@ def _restore(source, record):
         image = Image(pk=record["id"], **{field: record[field] for field in WORDS})
         image.full_clean(exclude=["file", "sha256", "format", "width", "height", "file_size"])
         image.take(file, upload)
+        journal.add(image)
         image.save()
     uploaded = parse_datetime(record.get("uploaded_at") or "")
     if uploaded:

@@ -144,7 +144,9 @@ class ParsedCorrection:
 @dataclass
 class ParsedArticle:
     """An article as the format holds it. The header fields are None when the file has no
-    line for them (a plain export): the importer then leaves them as they are."""
+    line for them. The importer then leaves the status, times and old slugs as they are,
+    and takes a missing summary, lead image or byline as none (a file describes every
+    part of its article); corrections and updates are only ever added."""
 
     title: str
     body: str
@@ -165,10 +167,10 @@ class ParsedArticle:
     # The start of the lead image's SHA-256 (images/ in a site backup has its file);
     # "" for none.
     lead_image: str | None = None
-    # Author slugs in byline order; None when the file does not say (left as stored).
+    # Author slugs in byline order; None when the file has no line (no byline).
     authors: list[str] | None = None
-    # Corrections and updates, oldest first; None when the file has no such line (the
-    # stored ones are left as they are).
+    # Corrections and updates, oldest first; None when the file has no such line (an
+    # import only ever adds notes: the stored ones stay).
     corrections: list[ParsedCorrection] | None = None
     id: int | None = None
 
@@ -689,7 +691,9 @@ def article_content(article, *, full=False):
         related=related,
         sources=[ParsedSource(s.title, s.publisher, s.url) for s in article.sources.all()],
         tags=sorted(tag.name for tag in article.tags.all()),
-        # Written whenever there is one (an article without stays byte-equal).
+        # Written whenever there is one (an article without stays byte-equal): a file
+        # without the line imports as an article without it.
+        summary=article.summary or None,
         lead_image=article.lead_image.key if article.lead_image_id else None,
         authors=[authorship.author.slug for authorship in article.authorships.all()] or None,
         corrections=[

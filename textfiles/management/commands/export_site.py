@@ -1,3 +1,7 @@
+import contextlib
+import fcntl
+import glob
+import os
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -58,6 +62,63 @@ def snapshot():
         yield
 
 
+# Beside the folder an export is writing, .FOLDER-XXXXXXXX, its lock file
+# .FOLDER-XXXXXXXX.unfinished, held (flock) while the export runs.
+UNFINISHED = ".unfinished"
+
+
+@contextlib.contextmanager
+def work_folder(folder):
+    """A new folder beside ``folder`` to write the backup in, renamed to ``folder`` once
+    written, so that a backup folder that exists is complete. Its lock file is made
+    first and removed last, so a run killed at any point leaves the lock file, and the
+    next export removes what it left (remove_unfinished)."""
+    parent = folder.absolute().parent
+    handle, name = tempfile.mkstemp(prefix=f".{folder.name}-", suffix=UNFINISHED, dir=parent)
+    lock = Path(name)
+    work = lock.with_name(lock.name.removesuffix(UNFINISHED))
+    with os.fdopen(handle, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            work.mkdir()
+            yield work
+            if folder.exists():
+                folder.rmdir()
+            work.rename(folder)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            # Removed while still held: whoever takes the lock next finds no file.
+            lock.unlink(missing_ok=True)
+
+
+def remove_unfinished(folder):
+    """Remove what exports into ``folder`` that were killed left beside it: their work
+    folders and lock files, but none an export still holds. Return how many."""
+    parent = folder.absolute().parent
+    prefix, removed = f".{folder.name}-", 0
+    for lock in parent.glob(f"{glob.escape(prefix)}*{UNFINISHED}"):
+        if "-" in lock.name[len(prefix) : -len(UNFINISHED)]:
+            continue  # an export into another folder, FOLDER-SOMETHING (mkstemp has no "-")
+        try:
+            held = lock.open("r")
+        except FileNotFoundError:  # it finished meanwhile
+            continue
+        with held:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # an export is writing it
+                continue
+            try:
+                if os.stat(lock).st_ino != os.fstat(held.fileno()).st_ino:
+                    continue
+            except FileNotFoundError:  # it finished between the open and the lock
+                continue
+            shutil.rmtree(lock.with_name(lock.name.removesuffix(UNFINISHED)), ignore_errors=True)
+            lock.unlink()
+            removed += 1
+    return removed
+
+
 class Command(BaseCommand):
     help = (
         "Back up the whole site into a new FOLDER: every article (drafts and scheduled "
@@ -78,16 +139,11 @@ class Command(BaseCommand):
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise CommandError(f"{folder} exists and is not an empty folder; name a new one.")
         folder.absolute().parent.mkdir(parents=True, exist_ok=True)
-        # Written beside it, then renamed: a backup folder that exists is complete.
-        work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.absolute().parent))
-        try:
+        removed = remove_unfinished(folder)
+        if removed:
+            self.stdout.write(f"Removed {removed} unfinished backup(s) of killed exports.")
+        with work_folder(folder) as work:
             count = self.write(work)
-            if folder.exists():
-                folder.rmdir()
-            work.rename(folder)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
         self.stdout.write(
             self.style.SUCCESS(
                 f"Backed up {count} article(s) and {self.images} image(s) to {folder}."

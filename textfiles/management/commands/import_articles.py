@@ -29,9 +29,28 @@ class Command(BaseCommand):
             ):
                 for article in articles:
                     self.stdout.write(f"{label}: {article.slug}")
+        if options["verbosity"] >= 1:
+            self.report_what_stayed_out(result)
         self.stdout.write(
             self.style.SUCCESS(
                 f"{len(result.created)} created, {len(result.updated)} updated, "
                 f"{len(result.unchanged)} unchanged."
             )
         )
+
+    def report_what_stayed_out(self, result):
+        # A file describes its whole article: what it leaves out is removed, and said.
+        for article, parts in result.removed:
+            self.stdout.write(
+                self.style.WARNING(f"{article.slug}: removed its {_and(parts)}: the file has none.")
+            )
+        # Except the corrections log, which only ever grows.
+        for article, count in result.kept_notes:
+            self.stdout.write(
+                f"{article.slug}: kept {count} correction(s) or update(s) the file leaves out; "
+                "an import never removes one."
+            )
+
+
+def _and(names):
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

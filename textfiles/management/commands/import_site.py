@@ -24,6 +24,10 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Restore failed with {len(error.problems)} problem(s); nothing was changed."
             ) from None
+        if result.unfinished_files:
+            self.stdout.write(
+                f"Removed {result.unfinished_files} file(s) left by a restore that did not finish."
+            )
         # A restored site is a big one's worth of new rows: plan its queries from them.
         statistics.refresh()
         self.stdout.write(
