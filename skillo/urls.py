@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
+from background.views import health
 from images.views import media
 from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
@@ -24,6 +25,8 @@ urlpatterns = [
         name="sitemap-section",
     ),
     path("search/", include("search.urls")),
+    # For load balancers and monitors: the database and the task queue (background.views).
+    path("health/", health, name="health"),
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
     path("", include("api.urls")),
     path("", include("news.urls")),

@@ -3,12 +3,15 @@ tried again, when it fails for good, and periodic tasks. tests/test_background_w
 runs real worker processes (kill -9, SIGTERM)."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 import time_machine
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.core.management import call_command
+from django.db import OperationalError, connection, transaction
 from django.tasks import TaskResultStatus
+from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -227,3 +230,39 @@ def test_discard_removes_a_failed_task(admin_client):
         {"action": "discard", "_selected_action": [str(row.pk)]},
     )
     assert not DBTaskResult.objects.exists()
+
+
+# /health/ and manage.py tasks_status
+
+
+def test_health_answers_the_queues_depth_and_its_oldest_waiting_task(client):
+    with time_machine.travel(timezone.now() - timedelta(seconds=90)):
+        tasks.record.enqueue("waiting")
+    tasks.record.enqueue("also waiting")
+    response = client.get("/health/")
+    assert response.status_code == 200
+    assert "no-cache" in response["Cache-Control"]
+    health = response.json()
+    assert health["tasks"]["queued"] == 2
+    assert health["tasks"]["oldest_queued_seconds"] == pytest.approx(90, abs=5)
+
+
+def test_health_is_503_when_the_database_cannot_be_reached(client):
+    def refuse(execute, sql, params, many, context):
+        raise OperationalError("connection refused")
+
+    with connection.execute_wrapper(refuse):
+        response = Client(raise_request_exception=False).get("/health/")
+    assert response.status_code == 503
+
+
+def test_tasks_status_prints_the_counts_and_the_latest_failure():
+    failed_task()
+    tasks.record.enqueue("waiting")
+    out = StringIO()
+    call_command("tasks_status", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("1 queued")
+    assert "1 failed" in lines[0]
+    assert "tests.background_tasks.always_fails" in lines[1]
+    assert "the receiver did not answer" in lines[1]
