@@ -20,6 +20,7 @@ from background.models import PeriodicRun, WorkerBeat
 from background.tasks import prune_results
 from background.worker import Worker
 from news.models import Tag
+from skillo.settings import base as base_settings
 
 from . import background_tasks as tasks
 from .factories import ArticleFactory
@@ -266,3 +267,15 @@ def test_tasks_status_prints_the_counts_and_the_latest_failure():
     assert "1 failed" in lines[0]
     assert "tests.background_tasks.always_fails" in lines[1]
     assert "the receiver did not answer" in lines[1]
+
+
+# Skillo's own periodic tasks, as the settings name them
+
+
+@pytest.mark.parametrize("name", sorted(base_settings.SKILLO_PERIODIC_TASKS))
+def test_each_periodic_task_of_the_settings_is_queued_and_runs(settings, name):
+    settings.SKILLO_PERIODIC_TASKS = {name: base_settings.SKILLO_PERIODIC_TASKS[name]}
+    assert schedule.queue_due() == [name]
+    run_all(worker())
+    (row,) = DBTaskResult.objects.all()
+    assert row.status == TaskResultStatus.SUCCESSFUL, row.traceback

@@ -365,6 +365,10 @@ SKILLO_PERIODIC_TASKS = {
     # Retries of webhook deliveries and announcements of scheduled publications (new
     # deliveries are sent by a task queued with them).
     "send-webhooks": ("api.tasks.send_due_webhooks", timedelta(minutes=1)),
+    # The cited URLs that are due for a check (each is checked about weekly).
+    "check-sources": ("sources.tasks.check_sources", timedelta(hours=1)),
+    # SQLite's upkeep: the search index merged, the planner's statistics refreshed.
+    "tidy-database": ("maintenance.tasks.tidy_database", timedelta(days=1)),
 }
 
 # E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP

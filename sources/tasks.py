@@ -1,0 +1,14 @@
+from io import StringIO
+
+from django.core.management import call_command
+from django.tasks import task
+
+
+@task
+def check_sources():
+    """Check the cited URLs that are due (hourly, settings.SKILLO_PERIODIC_TASKS): each
+    run checks only what is due, so a second run at once checks nothing. Returns its
+    summary."""
+    out = StringIO()
+    call_command("check_sources", stdout=out)
+    return out.getvalue().strip().splitlines()[-1:]
