@@ -9,8 +9,8 @@ from maintenance import statistics
 class Command(BaseCommand):
     help = (
         "SQLite: merge the search index and refresh the query planner's statistics, as "
-        "after migrate. Edits leave both a little worse each day: run it nightly from "
-        "cron. PostgreSQL's autovacuum does this itself."
+        "after migrate. Edits leave both a little worse each day: the background workers "
+        "run it daily. PostgreSQL's autovacuum does this itself."
     )
 
     def add_arguments(self, parser):

@@ -1,6 +1,6 @@
-"""manage.py check_sources: check the URLs that published articles cite. Run it from
-cron (hourly is fine): a run checks only what is due, so a second run at once checks
-nothing."""
+"""manage.py check_sources: check the URLs that published articles cite. The background
+workers run it hourly (sources.tasks): a run checks only what is due, so a second run at
+once checks nothing."""
 
 import sys
 import time
