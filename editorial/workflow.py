@@ -1,14 +1,10 @@
 """The editorial workflow: draft -> ready for review -> scheduled or published, and back
 to draft with a note. Which step a save is, the words the history keeps for it, and who
-is told by e-mail (after the save commits: a failed save tells no one)."""
+is told by e-mail (a task queued with the save: a failed save tells no one)."""
 
-import logging
 from dataclasses import dataclass
-from smtplib import SMTPException
 
 from django.contrib.auth import get_user_model
-from django.core.mail import send_mail
-from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -17,8 +13,7 @@ from reversion.models import Version
 from news.models import Article
 
 from .roles import PUBLISH_PERMISSION
-
-logger = logging.getLogger(__name__)
+from .tasks import send_workflow_mail
 
 SUBMITTED = "Submitted for review"
 SENT_BACK = "Sent back to the writer"
@@ -88,7 +83,7 @@ def writers(article, exclude):
 
 
 def tell(request, article, step_, note):
-    """E-mail the other side of ``step_`` once the save has committed."""
+    """E-mail the other side of ``step_``, through a task queued with the save."""
     if step_ is None or not step_.tell:
         return
     people = editors(request.user) if step_.tell == "editors" else writers(article, request.user)
@@ -103,12 +98,6 @@ def tell(request, article, step_, note):
         lines += ["", "Their note:", note]
     lines += ["", f"Open it: {link}"]
     body = "\n".join(lines) + "\n"
-
-    def send():
-        try:
-            send_mail(subject, body, None, addresses)
-        except (OSError, SMTPException):
-            # The save stands; the dashboard's queues still show the article.
-            logger.exception("Could not e-mail %s about %r", addresses, article.title)
-
-    transaction.on_commit(send)
+    # Queued with the save: sent by a background worker once it commits, nothing if it
+    # rolls back, and tried again while the mail server is down.
+    send_workflow_mail.enqueue(subject, body, addresses)
