@@ -1,0 +1,155 @@
+"""Background tasks (issue 28): how fast the database queue runs, whether a worker's
+memory stays flat, and whether kill -9 loses or doubles work.
+
+    .venv/bin/python bench/tasks.py [--database sqlite|postgres|both] [--tasks 10000]
+                                    [--crash-tasks 5000]
+
+For each database: 10,000 no-op tasks and 10,000 that each write one row, run by 1 and
+by 4 workers (``manage.py run_worker --batch``), in tasks per second; a worker's
+resident memory early in a 10,000-task run and at its end; then 4 workers through 5,000
+row-writing tasks while one of them is killed with kill -9 every 2 s (and another
+started in its place): tasks lost, rows written more or fewer than once, time to drain.
+Figures on stdout as JSON, progress on stderr.
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._server import (
+    ROOT,
+    PostgresCluster,
+    django_env,
+    exit_cleanly_on_sigterm,
+    log,
+    manage,
+    run_json,
+)
+
+WORKLOAD = "bench.task_workload"
+
+
+def rss_mb(pid):
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def start_worker(env, name, batch=True):
+    command = [sys.executable, "manage.py", "run_worker", "--interval", "0.05", "--id", name]
+    if batch:
+        command.append("--batch")
+    return subprocess.Popen(
+        command, cwd=ROOT, env={**env, "TASK_LEASE": "3"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+
+
+def throughput(env, kind, count, workers):
+    run_json(env, WORKLOAD, "clear", timeout=600)
+    run_json(env, WORKLOAD, "enqueue", kind, str(count), f"{kind}-{workers}-", timeout=1200)
+    started = time.perf_counter()
+    processes = [start_worker(env, f"bench-{n}") for n in range(workers)]
+    samples = []
+    while any(p.poll() is None for p in processes):
+        if workers == 1:
+            samples.append((time.perf_counter() - started, rss_mb(processes[0].pid)))
+        time.sleep(0.2)
+    elapsed = time.perf_counter() - started
+    counts = run_json(env, WORKLOAD, "count", f"{kind}-{workers}-", timeout=600)
+    done = counts["tasks"]["SUCCESSFUL"]
+    result = {
+        "kind": kind, "workers": workers, "tasks": count, "done": done,
+        "seconds": round(elapsed, 1), "tasks_per_second": round(done / elapsed, 1),
+    }  # fmt: skip
+    memory = [mb for _, mb in samples if mb]
+    if memory:
+        early = memory[min(len(memory) - 1, 10)]  # after two seconds of work
+        result["memory_mb"] = {"early": round(early, 1), "end": round(memory[-1], 1)}
+    log(f"  {kind}, {workers} worker(s): {result['tasks_per_second']} tasks/s ({done}/{count})")
+    return result
+
+
+def crash_safety(env, count, workers=4, kill_every=2.0):
+    run_json(env, WORKLOAD, "clear", timeout=600)
+    run_json(env, WORKLOAD, "enqueue", "write", str(count), "crash-", timeout=1200)
+    started = time.perf_counter()
+    processes = {n: start_worker(env, f"crash-{n}", batch=False) for n in range(workers)}
+    kills, next_kill, spawned = 0, started + kill_every, workers
+    try:
+        while True:
+            time.sleep(0.25)
+            counts = run_json(env, WORKLOAD, "count", "crash-", timeout=600)["tasks"]
+            if counts["READY"] == 0 and counts["RUNNING"] == 0:
+                break
+            if time.perf_counter() >= next_kill:
+                victim = random.choice(list(processes))
+                os.killpg(processes[victim].pid, signal.SIGKILL)
+                processes[victim].wait()
+                processes[victim] = start_worker(env, f"crash-{spawned}", batch=False)
+                kills, spawned, next_kill = kills + 1, spawned + 1, time.perf_counter() + kill_every
+            if time.perf_counter() - started > 1800:
+                raise SystemExit("the queue did not drain in 30 minutes")
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=60)
+    elapsed = time.perf_counter() - started
+    final = run_json(env, WORKLOAD, "count", "crash-", timeout=600)
+    result = {
+        "tasks": count, "workers": workers, "kills": kills,
+        "succeeded": final["tasks"]["SUCCESSFUL"], "failed": final["tasks"]["FAILED"],
+        "lost": count - final["tasks"]["SUCCESSFUL"] - final["tasks"]["FAILED"],
+        "rows": final["rows"], "seconds_to_drain": round(elapsed, 1),
+    }  # fmt: skip
+    log(f"  crash safety: {result}")
+    return result
+
+
+def bench(database_url, tasks, crash_tasks, folder):
+    env = django_env(database_url, folder / "static", PAGE_CACHE_PURGE_LOG="off")
+    manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
+    runs = [
+        throughput(env, kind, tasks, workers) for kind in ("noop", "write") for workers in (1, 4)
+    ]
+    return {"throughput": runs, "crash_safety": crash_safety(env, crash_tasks)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--crash-tasks", type=int, default=5_000)
+    options = parser.parse_args()
+    exit_cleanly_on_sigterm()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="skillo-bench-tasks-") as folder:
+        folder = Path(folder)
+        if options.database in ("sqlite", "both"):
+            log("SQLite")
+            url = f"sqlite:///{folder / 'tasks.sqlite3'}"
+            results["sqlite"] = bench(url, options.tasks, options.crash_tasks, folder)
+        if options.database in ("postgres", "both"):
+            log("PostgreSQL")
+            with PostgresCluster() as cluster:
+                url = cluster.create_database("skillo_tasks")
+                results["postgres"] = bench(url, options.tasks, options.crash_tasks, folder)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
