@@ -99,10 +99,11 @@ def test_over_the_limit_is_the_documented_429_with_retry_after(api, schema, monk
     assert int(response["Retry-After"]) > 0
 
 
-def test_an_address_no_api_route_takes_is_a_json_404(api, schema):
+@pytest.mark.parametrize("slug", ["not%20a%20slug", "a%0Ab"])
+def test_an_address_no_api_route_takes_is_a_json_404(api, schema, slug):
     """A slug Django's <slug:> refuses never reaches the view: it was the site's HTML page,
     which the schema's 404 (JSON) does not describe."""
-    response = api.get("/api/v1/articles/not%20a%20slug/")
+    response = api.get(f"/api/v1/articles/{slug}/")
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     body_schema, _ = documented(schema, "/api/v1/articles/{slug}/", 404)
