@@ -136,6 +136,21 @@ def test_filter_by_event_date_range(api):
     assert slugs(api.json(f"/api/v1/articles/?event_before={since}")) == ["then"]
 
 
+@pytest.mark.parametrize(
+    ("query", "listed"),
+    [
+        ("published_after=0001-01-01T00:00:00%2B05:00", ["story"]),
+        ("published_before=0001-01-01T00:00:00%2B05:00", []),
+        ("published_after=9999-12-31T23:00:00-05:00", []),
+        ("updated_since=0001-01-01T00:00:00%2B05:00", ["story"]),
+    ],
+)
+def test_a_date_time_beyond_the_years_python_holds_compares_as_it_would(api, query, listed):
+    """A valid RFC 3339 date-time whose UTC falls in year 0 or 10000 (a 400 before)."""
+    ArticleFactory(title="Story")
+    assert slugs(api.json(f"/api/v1/articles/?{query}")) == listed
+
+
 def test_updated_since_lists_only_articles_changed_since(api, time_machine):
     time_machine.move_to(timezone.now() - timedelta(days=5))
     ArticleFactory(title="Untouched")
