@@ -45,7 +45,7 @@ def generated_schema():
     """What /api/v1/schema/ serves, made without a request. schemathesis.pytest needs its
     schema when pytest collects, before any test may use the database (a request does:
     the page cache's purges); and its lazy loader (from_fixture) fails on pytest 9
-    (it sets the node's private ``_nodeid``)."""
+    (it reads the node's private ``_nodeid``, which pytest 9 no longer has)."""
     return json.loads(OpenApiJsonRenderer().render(SchemaGenerator().get_schema(public=True)))
 
 
@@ -58,8 +58,9 @@ def test_the_schema_tested_is_the_one_served(api):
 
 
 @schema.parametrize()
-# Bounded: about 20 s for the six operations on a busy machine; st run goes further
-# (docs/api.md). Function-scoped data is what each example reads, never changed by it.
+# Bounded: about 30 s for the six operations on a busy machine; st run goes further
+# (docs/api.md). Every check is on (schemathesis' default, as --checks all). The
+# function-scoped articles are what each example reads, and no example changes them.
 @settings(
     max_examples=40,
     deadline=None,
