@@ -2,6 +2,8 @@
 400 naming the parameter, never an empty list that looks like an answer."""
 
 import operator
+import re
+from datetime import UTC, datetime
 from functools import reduce
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -19,40 +21,98 @@ ORDERINGS = {
     "event_date": ("event_date", "published_at", "pk"),
 }
 MAX_QUERY_WORDS = 10
+# What ``str.split()`` splits words on (each character for which ``str.isspace()`` is
+# true), spelt out so that the schema's pattern means the same in every dialect of
+# regular expressions: ECMA 262's ``\s``, which JSON Schema uses, is another set.
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# One to MAX_QUERY_WORDS words; no NUL, which DRF's CharField refuses.
+QUERY_PATTERN = (
+    rf"^[{SPACE}]*(?:[^{SPACE}\x00]+[{SPACE}]+){{0,{MAX_QUERY_WORDS - 1}}}"
+    rf"[^{SPACE}\x00]+[{SPACE}]*$"
+)
+
+
+def check_single_values(query_params, names):
+    """A 400 naming each of ``names`` given empty or more than once. The schema promises
+    one value that is not empty, and DRF would quietly read an empty value as no value
+    and a repeated one as its last: an answer to a question the client did not ask."""
+    errors = {}
+    for name in names:
+        values = query_params.getlist(name)
+        if len(values) > 1:
+            errors[name] = ["Give this parameter once."]
+        elif values == [""]:
+            errors[name] = ["Give a value, or leave the parameter out."]
+    if errors:
+        raise serializers.ValidationError(errors)
+
+
+def whole_number(query_params, name):
+    """The value of ``name`` as a whole number from 1, None if it is not given, a 400
+    naming it if it is anything else. Digits only: ``int()`` would also take "+3",
+    " 3", "3_0" and the other scripts' digits, which the schema's integer is not."""
+    value = query_params.get(name)
+    if value is None:
+        return None
+    digits = value.lstrip("0")
+    if not re.fullmatch("[0-9]+", value) or not digits:
+        raise serializers.ValidationError({name: ["A whole number from 1."]})
+    # Past any page and over any page size, without int() of thousands of digits.
+    return int(digits) if len(digits) <= 18 else 10**18
+
+
+class InstantField(serializers.DateTimeField):
+    """A date-time that Python cannot hold in this time zone (0001-01-01T00:00:00+05:00
+    is in year 0 in UTC) is the first or the last instant Python has: it compares with
+    every article as the instant itself would. DRF answered a 400 for a valid value."""
+
+    def enforce_timezone(self, value):
+        try:
+            return super().enforce_timezone(value)
+        except serializers.ValidationError:
+            if value.tzinfo is None:
+                raise
+            edge = datetime.min if value.year == datetime.min.year else datetime.max
+            return edge.replace(tzinfo=UTC)
 
 
 class ArticleFilters(serializers.Serializer):
     tag = serializers.SlugField(required=False, help_text="A topic's slug.")
     author = serializers.SlugField(required=False, help_text="An author's slug.")
-    published_after = serializers.DateTimeField(
-        required=False, help_text="Published at or after (ISO 8601)."
+    published_after = InstantField(
+        required=False,
+        help_text="Published at or after (ISO 8601). Not later than published_before, "
+        "or the answer is a 400 naming published_after.",
     )
-    published_before = serializers.DateTimeField(
-        required=False, help_text="Published before (ISO 8601)."
+    published_before = InstantField(required=False, help_text="Published before (ISO 8601).")
+    event_after = serializers.DateField(
+        required=False,
+        help_text="Event on or after. Not later than event_before, or the answer is a 400 "
+        "naming event_after.",
     )
-    event_after = serializers.DateField(required=False, help_text="Event on or after.")
     event_before = serializers.DateField(required=False, help_text="Event on or before.")
-    updated_since = serializers.DateTimeField(
+    updated_since = InstantField(
         required=False,
         help_text="Changed at or after (ISO 8601): for syncing a copy. Deletions and "
         "unpublications are not listed: subscribe to webhooks for those.",
     )
-    q = serializers.CharField(
-        required=False, max_length=200, help_text="Words, all of which must appear."
+    q = serializers.RegexField(
+        QUERY_PATTERN,
+        required=False,
+        max_length=200,
+        error_messages={"invalid": f"Give 1 to {MAX_QUERY_WORDS} words (no NUL characters)."},
+        help_text=f"Words, all of which must appear: 1 to {MAX_QUERY_WORDS}.",
     )
     ordering = serializers.ChoiceField(
         choices=list(ORDERINGS), required=False, default="-published"
     )
 
     def validate_q(self, value):
-        words = value.split()
-        if not words:
-            raise serializers.ValidationError("Give at least one word.")
-        if len(words) > MAX_QUERY_WORDS:
-            raise serializers.ValidationError(f"At most {MAX_QUERY_WORDS} words.")
-        return words
+        return value.split()  # the pattern has made sure of their number
 
     def validate(self, data):
+        # A rule across two parameters, which JSON Schema cannot state for a query: the
+        # schema says it in words (the help texts above).
         for low, high in (("published_after", "published_before"), ("event_after", "event_before")):
             if low in data and high in data and data[low] > data[high]:
                 raise serializers.ValidationError({low: f"Must not be later than {high}."})
@@ -106,6 +166,27 @@ class ArticleCursor(CursorPagination):
 
     def get_ordering(self, request, queryset, view):
         return ORDERINGS[view.filters["ordering"]]
+
+    def get_page_size(self, request):
+        # DRF reads a page_size that is no number as the default one: a 400 instead.
+        size = whole_number(request.query_params, self.page_size_query_param)
+        return self.page_size if size is None else min(size, self.max_page_size)
+
+    def get_schema_operation_parameters(self, view):
+        cursor, size = super().get_schema_operation_parameters(view)
+        cursor["description"] = (
+            "Opaque: the cursor of a next or previous link of this list, with the same "
+            "ordering. Any other value is a 400 naming cursor."
+        )
+        # A format of our own, for tools that can draw real cursors (schemathesis,
+        # tests/api/schemathesis_hooks.py); any other tool reads it as a plain string.
+        cursor["schema"].update(format="cursor", minLength=1)
+        size["description"] = (
+            f"Articles a page: {self.page_size} by default, at most {self.max_page_size} "
+            f"(a larger number is read as {self.max_page_size})."
+        )
+        size["schema"].update(minimum=1, default=self.page_size)
+        return [cursor, size]
 
     def paginate_queryset(self, queryset, request, view=None):
         """A cursor that does not decode (NotFound, DRF's own) or holds a position the

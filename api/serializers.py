@@ -14,6 +14,18 @@ def absolute(serializer, path):
     return serializer.context["request"].build_absolute_uri(path)
 
 
+# What MonthField writes: JSON Schema's format "date" is a whole date (YYYY-MM-DD).
+MONTH_PATTERN = "^[0-9]{4}-(0[1-9]|1[0-2])$"
+
+
+@extend_schema_field({"type": "string", "pattern": MONTH_PATTERN, "examples": ["2025-03"]})
+class MonthField(serializers.DateField):
+    """A date shown as its month, ``YYYY-MM``."""
+
+    def __init__(self, **kwargs):
+        super().__init__(format="%Y-%m", **kwargs)
+
+
 class RenditionSerializer(serializers.Serializer):
     url = serializers.SerializerMethodField()
     width = serializers.IntegerField()
@@ -154,9 +166,7 @@ class ArticleSerializer(serializers.Serializer):
     event_date = serializers.DateField(help_text="When the news happened.")
     published_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
-    facts_verified = serializers.DateField(
-        format="%Y-%m", help_text="The month an editor last checked the facts (YYYY-MM)."
-    )
+    facts_verified = MonthField(help_text="The month an editor last checked the facts (YYYY-MM).")
     public = serializers.BooleanField(
         source="is_published",
         help_text="False only for drafts and scheduled articles (tokens with read:drafts).",

@@ -18,8 +18,9 @@ from drf_spectacular.renderers import (
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import generics
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.views import APIView
 
 from news import asides
 from news.dependencies import (
@@ -40,7 +41,15 @@ from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
 
 from .auth import sees_drafts
-from .filters import LIST_PARAMETERS, ArticleCursor, ArticleFilters, filter_articles
+from .filters import (
+    LIST_PARAMETERS,
+    ArticleCursor,
+    ArticleFilters,
+    check_single_values,
+    filter_articles,
+    whole_number,
+)
+from .schema import RETRY_AFTER, responses
 from .serializers import (
     ArticleDetailSerializer,
     ArticleSerializer,
@@ -74,9 +83,38 @@ class TopicPages(PageNumberPagination):
     # Thousands of topics or authors: 200 a page, as the HTML index pages.
     page_size = 200
 
+    def get_page_number(self, request, paginator):
+        """A page number, or a 400 naming ``page``: DRF reads an empty one as the first
+        page and "last" as the last, and a number past the end is a 404."""
+        check_single_values(request.query_params, [self.page_query_param])
+        number = whole_number(request.query_params, self.page_query_param)
+        return 1 if number is None else number
+
+    def get_schema_operation_parameters(self, view):
+        [page] = super().get_schema_operation_parameters(view)
+        page["description"] = "A page number; past the last page is a 404."
+        page["schema"]["minimum"] = 1
+        return [page]
+
+
+PAGE_PARAMETERS = ["page"]
+
 
 @cached_page(LATEST, parameters=LIST_PARAMETERS)
-@extend_schema(parameters=[ArticleFilters], summary="Articles, newest first")
+@extend_schema(
+    parameters=[ArticleFilters, RETRY_AFTER],
+    summary="Articles, newest first",
+    description="Published articles, filtered, in cursor pages: follow next to read on. "
+    "Each parameter is given at most once, and not empty; a bad value is a 400 naming "
+    "the parameter. Besides each parameter's own schema, one rule spans two: "
+    "published_after must not be later than published_before, nor event_after later "
+    "than event_before (a 400 naming published_after or event_after).",
+    responses=responses(
+        ArticleSerializer,
+        not_found="An unknown topic (tag) or author.",
+        parameters=LIST_PARAMETERS,
+    ),
+)
 class ArticleList(ApiView, generics.ListAPIView):
     """Published articles, filtered, in cursor pages: follow ``next`` to read on."""
 
@@ -84,6 +122,7 @@ class ArticleList(ApiView, generics.ListAPIView):
     pagination_class = ArticleCursor
 
     def get_queryset(self):
+        check_single_values(self.request.query_params, LIST_PARAMETERS)
         filters = ArticleFilters(data=self.request.query_params)
         if not filters.is_valid():
             raise ValidationError(filters.errors)
@@ -129,7 +168,14 @@ class ArticleList(ApiView, generics.ListAPIView):
 
 
 @cached_page()
-@extend_schema(summary="An article")
+@extend_schema(
+    summary="An article",
+    description="One article with its text, sources, links, referenced-by and corrections.",
+    parameters=[RETRY_AFTER],
+    responses=responses(
+        ArticleDetailSerializer, not_found="No article this client may read has this slug."
+    ),
+)
 class ArticleDetail(ApiView, generics.RetrieveAPIView):
     serializer_class = ArticleDetailSerializer
     lookup_field = "slug"
@@ -155,8 +201,17 @@ class ArticleDetail(ApiView, generics.RetrieveAPIView):
         return article
 
 
-@cached_page(TOPICS, parameters=["page"])
-@extend_schema(summary="Topics with published articles, by name")
+@cached_page(TOPICS, parameters=PAGE_PARAMETERS)
+@extend_schema(
+    summary="Topics with published articles, by name",
+    description="200 a page, in page numbers.",
+    parameters=[RETRY_AFTER],
+    responses=responses(
+        TopicSerializer,
+        not_found="A page past the last.",
+        parameters=PAGE_PARAMETERS,
+    ),
+)
 class TagList(ApiView, generics.ListAPIView):
     serializer_class = TopicSerializer
     pagination_class = TopicPages
@@ -167,7 +222,12 @@ class TagList(ApiView, generics.ListAPIView):
 
 
 @cached_page(TOPICS)
-@extend_schema(summary="A topic")
+@extend_schema(
+    summary="A topic",
+    description="A topic with its count of published articles.",
+    parameters=[RETRY_AFTER],
+    responses=responses(TopicSerializer, not_found="No topic with published articles."),
+)
 class TagDetail(ApiView, generics.RetrieveAPIView):
     serializer_class = TopicSerializer
 
@@ -175,8 +235,17 @@ class TagDetail(ApiView, generics.RetrieveAPIView):
         return get_topic_or_404(self.kwargs["slug"])
 
 
-@cached_page(AUTHORS, parameters=["page"])
-@extend_schema(summary="Authors, by name")
+@cached_page(AUTHORS, parameters=PAGE_PARAMETERS)
+@extend_schema(
+    summary="Authors, by name",
+    description="200 a page, in page numbers.",
+    parameters=[RETRY_AFTER],
+    responses=responses(
+        AuthorSerializer,
+        not_found="A page past the last.",
+        parameters=PAGE_PARAMETERS,
+    ),
+)
 class AuthorList(ApiView, generics.ListAPIView):
     serializer_class = AuthorSerializer
     pagination_class = TopicPages
@@ -191,7 +260,12 @@ class AuthorList(ApiView, generics.ListAPIView):
 
 
 @cached_page()
-@extend_schema(summary="An author")
+@extend_schema(
+    summary="An author",
+    description="An author with bio, links and portrait.",
+    parameters=[RETRY_AFTER],
+    responses=responses(AuthorSerializer, not_found="No author has this slug."),
+)
 class AuthorDetail(ApiView, generics.RetrieveAPIView):
     serializer_class = AuthorSerializer
     lookup_field = "slug"
@@ -218,3 +292,12 @@ class Docs(SpectacularSwaggerSplitView):
     <style> of drf-spectacular's: the page works under the site's strict CSP."""
 
     template_name = "api/swagger_ui.html"
+
+
+@extend_schema(exclude=True)
+class NotFoundView(ApiView, APIView):
+    """Any other address under /api/v1/ (a slug the URL pattern refuses: ``a b``): a 404
+    in JSON like the API's own, not the site's HTML page."""
+
+    def get(self, request, *args, **kwargs):
+        raise NotFound()

@@ -331,6 +331,9 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI from the site's own static files: the CSP allows no other origin.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # What Django's <slug:...> takes (django.urls.converters.SlugConverter): any other
+    # value never reaches the view (the API's JSON 404, api.views.NotFoundView).
+    "PATH_CONVERTER_OVERRIDES": {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}},
 }
 # The site's address, for webhook payloads (sent with no request to take it from).
 SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")

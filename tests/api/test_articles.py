@@ -136,6 +136,21 @@ def test_filter_by_event_date_range(api):
     assert slugs(api.json(f"/api/v1/articles/?event_before={since}")) == ["then"]
 
 
+@pytest.mark.parametrize(
+    ("query", "listed"),
+    [
+        ("published_after=0001-01-01T00:00:00%2B05:00", ["story"]),
+        ("published_before=0001-01-01T00:00:00%2B05:00", []),
+        ("published_after=9999-12-31T23:00:00-05:00", []),
+        ("updated_since=0001-01-01T00:00:00%2B05:00", ["story"]),
+    ],
+)
+def test_a_date_time_beyond_the_years_python_holds_compares_as_it_would(api, query, listed):
+    """A valid RFC 3339 date-time whose UTC falls in year 0 or 10000 (a 400 before)."""
+    ArticleFactory(title="Story")
+    assert slugs(api.json(f"/api/v1/articles/?{query}")) == listed
+
+
 def test_updated_since_lists_only_articles_changed_since(api, time_machine):
     time_machine.move_to(timezone.now() - timedelta(days=5))
     ArticleFactory(title="Untouched")
@@ -178,6 +193,54 @@ def test_ordering_by_event_date(api):
 def test_bad_filter_is_a_400_naming_the_parameter(api, query, field):
     answer = api.json(f"/api/v1/articles/?{query}", status=400)
     assert field in answer
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "q", "tag", "author", "published_after", "published_before", "event_after",
+        "event_before", "updated_since", "ordering", "cursor", "page_size",
+    ],
+)  # fmt: skip
+def test_an_empty_parameter_is_a_400_naming_it(api, name):
+    """DRF reads ``?q=`` as no q at all: every article, as if that were the answer."""
+    ArticleFactory()
+    answer = api.json(f"/api/v1/articles/?{name}=", status=400)
+    assert answer == {name: ["Give a value, or leave the parameter out."]}
+
+
+@pytest.mark.parametrize("url", ["/api/v1/tags/?page=", "/api/v1/authors/?page="])
+def test_an_empty_page_number_is_a_400_naming_it(api, url):
+    assert api.json(url, status=400) == {"page": ["Give a value, or leave the parameter out."]}
+
+
+def test_a_parameter_given_twice_is_a_400_naming_it(api):
+    """DRF would read the last one alone, and answer for a topic the client did not ask
+    for as well as the one it did."""
+    ArticleFactory(tags=["Go", "Rust"])
+    answer = api.json("/api/v1/articles/?tag=go&tag=rust", status=400)
+    assert answer == {"tag": ["Give this parameter once."]}
+
+
+@pytest.mark.parametrize("size", ["ten", "0", "-5", "+5", "2.5", "٣"])
+def test_a_page_size_that_is_no_whole_number_from_1_is_a_400_naming_it(api, size):
+    # DRF answered with its default page size.
+    ArticleFactory()
+    answer = api.get("/api/v1/articles/", {"page_size": size})
+    assert (answer.status_code, answer.json()) == (400, {"page_size": ["A whole number from 1."]})
+
+
+@pytest.mark.parametrize("number", ["two", "0", "last", "-1"])
+def test_a_page_number_that_is_no_whole_number_from_1_is_a_400_naming_it(api, number):
+    # DRF answered 404 (or, for "last", the last page): it is a bad value, not a missing page.
+    answer = api.get("/api/v1/tags/", {"page": number})
+    assert (answer.status_code, answer.json()) == (400, {"page": ["A whole number from 1."]})
+
+
+def test_a_page_past_the_last_is_a_404(api):
+    ArticleFactory(tags=["Go"])
+    assert api.json("/api/v1/tags/?page=2", status=404) == {"detail": "Invalid page."}
+    assert api.json("/api/v1/tags/?page=" + "9" * 5000, status=404) == {"detail": "Invalid page."}
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
-from rest_framework.throttling import AnonRateThrottle
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
 from tests.api.conftest import bearer
 from tests.factories import ApiTokenFactory, ArticleFactory
@@ -165,3 +165,24 @@ def test_a_token_is_not_held_to_the_anonymous_limit(api, three_a_minute):
     token = ApiTokenFactory()
     for _ in range(5):
         assert api.get("/api/v1/articles/", **bearer(token)).status_code == 200
+
+
+@pytest.fixture
+def anonymous_five_tokens_two(monkeypatch):
+    monkeypatch.setitem(AnonRateThrottle.THROTTLE_RATES, "anon", "5/min")
+    monkeypatch.setitem(UserRateThrottle.THROTTLE_RATES, "user", "2/min")
+
+
+def test_an_anonymous_client_is_held_to_the_anonymous_rate_alone(api, anonymous_five_tokens_two):
+    """DRF's token throttle counted anonymous clients too, by address: with a token rate
+    below the anonymous one, they got the token rate."""
+    for _ in range(5):
+        assert api.get("/api/v1/articles/").status_code == 200
+    assert api.get("/api/v1/articles/").status_code == 429
+
+
+def test_a_token_is_held_to_the_token_rate(api, anonymous_five_tokens_two):
+    token = ApiTokenFactory()
+    for _ in range(2):
+        assert api.get("/api/v1/articles/", **bearer(token)).status_code == 200
+    assert api.get("/api/v1/articles/", **bearer(token)).status_code == 429
