@@ -42,7 +42,9 @@ def main(command, *args):
     if command == "count":
         prefix = args[0]
         statuses = dict.fromkeys(["READY", "RUNNING", "SUCCESSFUL", "FAILED"], 0)
-        for status in DBTaskResult.objects.values_list("status", flat=True):
+        # The workload's tasks only: the workers also queue their periodic ones.
+        ours = DBTaskResult.objects.filter(task_path__startswith="bench.task_workload.")
+        for status in ours.values_list("status", flat=True):
             statuses[status] += 1
         return {"tasks": statuses, "rows": Tag.objects.filter(name__startswith=prefix).count()}
     if command == "clear":
