@@ -74,9 +74,7 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
 	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
 	echo "and $(TASK_WORKERS) background task worker(s) (TASK_WORKERS)"; \
-	for n in $$(seq $(TASK_WORKERS)); do \
-	  $(PY) manage.py run_worker --id "$$(hostname):serve-$$n" & \
-	done; \
+	$(PY) manage.py run_workers --count $(TASK_WORKERS) & \
 	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait' EXIT; \
 	if [ -n "$(VARNISH)" ]; then \
 	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \

@@ -17,6 +17,7 @@ from django.db import connection
 from django.tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from background.models import WorkerBeat
 from news.models import Tag
 
 from . import background_tasks as tasks
@@ -130,3 +131,36 @@ def test_a_task_outlasting_the_shutdown_timeout_goes_back_to_the_queue(start_wor
     row = DBTaskResult.objects.get(id=result.id)
     assert (row.status, row.worker_ids) == (TaskResultStatus.READY, [])
     assert not has_topic("cut short")
+
+
+def test_the_supervisor_starts_a_killed_worker_again_and_stops_them_all(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.test",
+        "DATABASE_URL": database_url(),
+    }
+    with open(tmp_path / "supervisor.log", "wb") as log:
+        supervisor = subprocess.Popen(
+            [sys.executable, "manage.py", "run_workers", "--count", "2"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            until(lambda: WorkerBeat.objects.count() == 2, "two workers beat")
+            first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
+            victim = int(sorted(first)[0].rsplit(":", 1)[1])
+            os.kill(victim, signal.SIGKILL)
+            until(
+                lambda: set(WorkerBeat.objects.values_list("worker_id", flat=True)) - first,
+                "a new worker in the killed one's place",
+            )
+            pids = [
+                int(w.rsplit(":", 1)[1])
+                for w in WorkerBeat.objects.values_list("worker_id", flat=True)
+            ]
+            supervisor.send_signal(signal.SIGTERM)
+            assert supervisor.wait(timeout=60) == 0
+        finally:
+            if supervisor.poll() is None:
+                supervisor.kill()
+    alive = [pid for pid in pids if pid != victim and Path(f"/proc/{pid}").exists()]
+    assert alive == []

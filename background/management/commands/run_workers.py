@@ -1,0 +1,94 @@
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from django.core.management.base import BaseCommand
+
+# A worker that exits is started again after this many seconds, doubled each time it
+# exits again within RESTART_SETTLED seconds of its start, at most RESTART_MAX.
+RESTART_FIRST = 1.0
+RESTART_MAX = 60.0
+RESTART_SETTLED = 30.0
+
+
+class Command(BaseCommand):
+    help = (
+        "Run COUNT background workers (manage.py run_worker) and keep them running: one "
+        "that exits (killed, crashed) is started again, with back-off. SIGTERM or Ctrl-C "
+        "stops them all, each letting its running task finish."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--count", type=int, default=1, help="how many workers (default 1)")
+
+    def handle(self, *args, count, verbosity, **options):
+        stopping = threading.Event()
+
+        def stop(number, frame):
+            if not stopping.is_set():
+                self.stderr.write(f"run_workers: {signal.strsignal(number)}, stopping the workers")
+            stopping.set()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        workers = [
+            Supervised(f"{n} of {count}", verbosity, self.stderr) for n in range(1, count + 1)
+        ]
+        for worker in workers:
+            worker.start()
+        while not stopping.wait(0.5):
+            for worker in workers:
+                worker.tend()
+        for worker in workers:
+            worker.stop()
+        for worker in workers:
+            worker.wait()
+
+
+class Supervised:
+    """One ``run_worker`` process, started again whenever it exits."""
+
+    def __init__(self, name, verbosity, log):
+        self.name, self.verbosity, self.log = name, verbosity, log
+        self.process = None
+        self.started = 0.0
+        self.delay = RESTART_FIRST
+        self.due = 0.0
+
+    def start(self):
+        # Each process its own id (host:pid, run_worker's default): a worker started again
+        # under its predecessor's name would pass for it, and the task it was killed in
+        # would never be taken back.
+        command = [sys.executable, "manage.py", "run_worker", "--verbosity", str(self.verbosity)]
+        # A session of its own: a Ctrl-C at the terminal reaches this supervisor only,
+        # which stops the workers in turn.
+        self.process = subprocess.Popen(command, start_new_session=True)
+        self.started = time.monotonic()
+
+    def tend(self):
+        if self.process is None:
+            if time.monotonic() >= self.due:
+                self.start()
+            return
+        status = self.process.poll()
+        if status is None:
+            return
+        ran = time.monotonic() - self.started
+        if ran >= RESTART_SETTLED:
+            self.delay = RESTART_FIRST
+        wait, self.delay = self.delay, min(self.delay * 2, RESTART_MAX)
+        self.log.write(
+            f"run_workers: worker {self.name} exited with status {status} after {ran:.0f} s; "
+            f"starting it again in {wait:g} s"
+        )
+        self.process, self.due = None, time.monotonic() + wait
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def wait(self):
+        if self.process is not None:
+            self.process.wait()
