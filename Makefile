@@ -74,8 +74,9 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
 	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
 	echo "and $(TASK_WORKERS) background task worker(s) (TASK_WORKERS)"; \
+	metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
 	$(PY) manage.py run_workers --count $(TASK_WORKERS) & \
-	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait' EXIT; \
+	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait; rm -rf "$$metrics"' EXIT; \
 	if [ -n "$(VARNISH)" ]; then \
 	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
 	else "$${gunicorn[@]}"; fi

@@ -34,6 +34,8 @@ from django.tasks.signals import task_finished, task_started
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from metrics.registry import TASKS
+
 from . import schedule
 from .models import WorkerBeat
 
@@ -217,6 +219,7 @@ class Worker:
             self.retry_or_fail(row, error)
         else:
             row.set_successful(value)
+            TASKS.labels(row.task_path, "succeeded").inc()
             logger.info("%s: task %s (%s) done", self.worker_id, row.id, row.task_name)
         self.ran += 1
         # ImportError: the task no longer exists; it failed above, saying so.
@@ -227,6 +230,7 @@ class Worker:
         attempts = len(row.worker_ids)
         if isinstance(error, ABANDONED) or attempts >= settings.SKILLO_TASK_MAX_ATTEMPTS:
             row.set_failed(error)
+            TASKS.labels(row.task_path, "failed").inc()
             logger.error(
                 "%s: task %s (%s) failed after %d tries: %r",
                 self.worker_id, row.id, row.task_path, attempts, error,
@@ -238,6 +242,7 @@ class Worker:
         row.exception_class_path = f"{type(error).__module__}.{type(error).__qualname__}"
         row.traceback = "".join(traceback.format_exception(error))
         row.save(update_fields=["status", "run_after", "exception_class_path", "traceback"])
+        TASKS.labels(row.task_path, "retried").inc()
         logger.warning(
             "%s: task %s (%s) try %d failed, again in %gs: %r",
             self.worker_id, row.id, row.task_path, attempts, wait, error,

@@ -26,6 +26,8 @@ from django.utils.cache import (
 )
 from django.utils.http import http_date
 
+from metrics.registry import PAGE_CACHE
+
 from . import release
 from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
@@ -162,7 +164,10 @@ class PageCacheMiddleware:
             if found is not None:
                 response = self.serve_stored(request, found, due)
                 if response is not None:
+                    PAGE_CACHE.labels("hit").inc()
+                    request.served_from_page_cache = True
                     return response
+            PAGE_CACHE.labels("miss").inc()
 
         request._page_deps = set()
         started = time.time()

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from django.db import DatabaseError
 from django.dispatch import Signal
 
+from metrics.registry import PURGED_KEYS
+
 from . import varnish
 from .dependencies import SCHEDULE
 from .models import PendingPurge
@@ -60,6 +62,7 @@ def purge(keys):
     """
     if not keys:
         return
+    PURGED_KEYS.inc(len(keys))
     if not bump(keys):
         PendingPurge.objects.create(keys="\n".join(sorted(keys)))
     else:

@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, transaction
 
+from metrics.registry import VARNISH_PURGES
+
 from . import release
 from .models import PendingPurge, Release
 
@@ -111,6 +113,7 @@ def send(url, keys):
             response.read()
         except (OSError, http.client.HTTPException) as error:
             logger.warning("Varnish at %s did not take a purge (%s): kept for later.", url, error)
+            VARNISH_PURGES.labels("unreachable").inc()
             return False
         finally:
             conn.close()
@@ -120,7 +123,9 @@ def send(url, keys):
                 "its purgers ACL (deploy/varnish/backend.vcl)?",
                 url, response.status, response.reason,
             )  # fmt: skip
+            VARNISH_PURGES.labels("refused").inc()
             return False
+    VARNISH_PURGES.labels("sent").inc()
     return True
 
 

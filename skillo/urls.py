@@ -9,6 +9,8 @@ from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
 from pagecache.dependencies import cached_page
 
+from .metrics import metrics
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     # An index of sitemap pages of at most 1,000 addresses each, however big the archive.
@@ -27,6 +29,8 @@ urlpatterns = [
     path("search/", include("search.urls")),
     # For load balancers and monitors: the database and the task queue (background.views).
     path("health/", health, name="health"),
+    # Prometheus, from METRICS_ALLOWED_ADDRESSES only (skillo.metrics).
+    path("metrics/", metrics, name="metrics"),
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
     path("", include("api.urls")),
     path("", include("news.urls")),

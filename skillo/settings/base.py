@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "outbound",
     "background",
+    "metrics",
     "pagecache",
     "maintenance",
     "sources",
@@ -66,6 +67,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: every request counted and timed, the page cache's answers too.
+    "metrics.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Public responses the page cache does not send compressed itself (misses it does not
@@ -373,6 +376,10 @@ SKILLO_PERIODIC_TASKS = {
     # SQLite's upkeep: the search index merged, the planner's statistics refreshed.
     "tidy-database": ("maintenance.tasks.tidy_database", timedelta(days=1)),
 }
+
+# Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
+# reader's address as skillo.proxy sees it behind TRUSTED_PROXY_COUNT proxies.
+METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES", ["127.0.0.1", "::1"])
 
 # E-mail: the editorial workflow tells editors and writers (editorial/workflow.py). SMTP
 # from the environment; `make run` prints mails to the console (development settings).
