@@ -47,6 +47,12 @@ def main(command, *args):
         for status in ours.values_list("status", flat=True):
             statuses[status] += 1
         return {"tasks": statuses, "rows": Tag.objects.filter(name__startswith=prefix).count()}
+    if command == "article":
+        from news.models import Article
+
+        return {
+            "path": Article.objects.published().order_by("-published_at").first().get_absolute_url()
+        }
     if command == "clear":
         DBTaskResult.objects.all().delete()
         return {}

@@ -8,7 +8,9 @@ For each database: 10,000 no-op tasks and 10,000 that each write one row, run by
 by 4 workers (``manage.py run_worker --batch``), in tasks per second; a worker's
 resident memory early in a 10,000-task run and at its end; then 4 workers through 5,000
 row-writing tasks while one of them is killed with kill -9 every 2 s (and another
-started in its place): tasks lost, rows written more or fewer than once, time to drain.
+started in its place): tasks lost, rows written more or fewer than once, time to drain;
+then an article page's p99 (gunicorn, 2 processes, wrk, 8 connections), kept by the page
+cache and not, idle and while 4 workers run 10,000 row-writing tasks (--pages).
 Figures on stdout as JSON, progress on stderr.
 """
 
@@ -27,12 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._server import (
     ROOT,
+    Gunicorn,
     PostgresCluster,
     django_env,
     exit_cleanly_on_sigterm,
     log,
     manage,
     run_json,
+    wrk,
 )
 
 WORKLOAD = "bench.task_workload"
@@ -120,13 +124,55 @@ def crash_safety(env, count, workers=4, kill_every=2.0):
     return result
 
 
-def bench(database_url, tasks, crash_tasks, folder):
+def pages_under_load(env, folder, tasks, workers=4, seconds=10):
+    """An article page's latency, idle and while the workers write."""
+    manage(env, "seed_synthetic", "--articles", "1000", "--tags", "500", timeout=1800)
+    manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
+    path = run_json(env, WORKLOAD, "article", timeout=600)["path"]
+    results = {}
+    for kept in (True, False):
+        name = "cached" if kept else "uncached"
+        server_env = {**env, "PAGE_CACHE": "1" if kept else "0"}
+        with Gunicorn(server_env, folder / f"gunicorn-{name}.log", workers=2) as server:
+            server.get(path)
+            idle = wrk(server.base_url + path, seconds, connections=8, threads=2)
+            run_json(env, WORKLOAD, "clear", timeout=600)
+            run_json(env, WORKLOAD, "enqueue", "write", str(tasks), f"{name}-", timeout=1200)
+            processes = [start_worker(env, f"pages-{n}", batch=False) for n in range(workers)]
+            try:
+                busy = wrk(server.base_url + path, seconds, connections=8, threads=2)
+            finally:
+                for process in processes:
+                    os.killpg(process.pid, signal.SIGTERM)
+                    process.wait(timeout=60)
+            done = run_json(env, WORKLOAD, "count", f"{name}-", timeout=600)["tasks"]["SUCCESSFUL"]
+        results[name] = {
+            "idle_p99_ms": idle["p99_us"] / 1000, "busy_p99_ms": busy["p99_us"] / 1000,
+            "idle_rps": round(idle["rps"]), "busy_rps": round(busy["rps"]),
+            "tasks_done_meanwhile": done,
+        }  # fmt: skip
+        log(f"  article page, {name}: {results[name]}")
+    return results
+
+
+def bench(database_url, tasks, crash_tasks, folder, pages=False):
     env = django_env(database_url, folder / "static", PAGE_CACHE_PURGE_LOG="off")
     manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
     runs = [
         throughput(env, kind, tasks, workers) for kind in ("noop", "write") for workers in (1, 4)
     ]
-    return {"throughput": runs, "crash_safety": crash_safety(env, crash_tasks)}
+    result = {"throughput": runs, "crash_safety": crash_safety(env, crash_tasks)}
+    if pages:
+        result["article_page"] = pages_under_load(env, folder, tasks)
+    return result
+
+
+def run(url, options, folder):
+    if options.only_pages:
+        env = django_env(url, folder / "static", PAGE_CACHE_PURGE_LOG="off")
+        manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
+        return {"article_page": pages_under_load(env, folder, options.tasks)}
+    return bench(url, options.tasks, options.crash_tasks, folder, pages=options.pages)
 
 
 def main():
@@ -134,6 +180,8 @@ def main():
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--tasks", type=int, default=10_000)
     parser.add_argument("--crash-tasks", type=int, default=5_000)
+    parser.add_argument("--pages", action="store_true", help="also the article page's p99")
+    parser.add_argument("--only-pages", action="store_true", help="the article page alone")
     options = parser.parse_args()
     exit_cleanly_on_sigterm()
     results = {}
@@ -142,12 +190,12 @@ def main():
         if options.database in ("sqlite", "both"):
             log("SQLite")
             url = f"sqlite:///{folder / 'tasks.sqlite3'}"
-            results["sqlite"] = bench(url, options.tasks, options.crash_tasks, folder)
+            results["sqlite"] = run(url, options, folder)
         if options.database in ("postgres", "both"):
             log("PostgreSQL")
             with PostgresCluster() as cluster:
                 url = cluster.create_database("skillo_tasks")
-                results["postgres"] = bench(url, options.tasks, options.crash_tasks, folder)
+                results["postgres"] = run(url, options, folder)
     print(json.dumps(results, indent=2))
 
 
