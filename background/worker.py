@@ -28,7 +28,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import OperationalError, close_old_connections, connection, transaction
+from django.db import (
+    DatabaseError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    transaction,
+)
 from django.tasks import TaskContext, TaskResultStatus
 from django.tasks.signals import task_finished, task_started
 from django.utils import timezone
@@ -122,9 +128,15 @@ class Worker:
         every = max(settings.SKILLO_TASK_LEASE / 4, 0.5)
         try:
             while True:
-                WorkerBeat.objects.update_or_create(
-                    worker_id=self.worker_id, defaults={"seen_at": timezone.now()}
-                )
+                try:
+                    WorkerBeat.objects.update_or_create(
+                        worker_id=self.worker_id, defaults={"seen_at": timezone.now()}
+                    )
+                except DatabaseError as error:
+                    # Beat again next time: a thread that died here would leave the
+                    # worker's task to be taken away while it still runs.
+                    logger.warning("%s: could not say it is alive: %s", self.worker_id, error)
+                    connection.close()
                 if self.stopping.wait(every):
                     return
         finally:
