@@ -14,10 +14,13 @@ def health(request):
     """200 with the queue's depth and its oldest waiting task's age; 503 when the
     database (and so the queue) cannot be read. Writes nothing, never kept by a cache."""
     try:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL statement_timeout = %s", [STATEMENT_TIMEOUT_MS])
+        if connection.vendor == "postgresql":
+            # A transaction of its own, for the timeout to hold in it alone.
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SET LOCAL statement_timeout = %s", [STATEMENT_TIMEOUT_MS])
+                body = {"status": "ok", "tasks": queue_status()}
+        else:
+            # No transaction: on SQLite one would wait for the write lock (IMMEDIATE).
             body = {"status": "ok", "tasks": queue_status()}
         status = 200
     except DatabaseError as error:

@@ -55,10 +55,11 @@ class Abandon(Exception):
     """Raised by a task whose work no longer makes sense: it fails at once, untried again."""
 
 
-# Errors a second try cannot mend: the row the task was for is gone, its arguments do not
-# fit the function (a task changed since it was queued) or do not parse, or the task
-# itself no longer exists.
-ABANDONED = (Abandon, ObjectDoesNotExist, TypeError, ValueError, ImportError)
+# Errors a second try cannot mend: the row the task was for is gone, or its arguments do
+# not fit the function (a task changed since it was queued) or do not parse. (A task
+# that cannot be imported is tried again: in a rolling deploy an old worker may take a
+# task of the new code.)
+ABANDONED = (Abandon, ObjectDoesNotExist, TypeError, ValueError)
 
 
 class WorkerLost(Exception):
@@ -84,6 +85,7 @@ class Worker:
         self.batch = batch
         self.ran = 0
         self.stopping = threading.Event()
+        self.stopped_by = None
         self.in_task = False
 
     # Signals
@@ -94,14 +96,22 @@ class Worker:
         signal.signal(signal.SIGALRM, self.stop_now)
 
     def stop(self, number, frame):
+        # Asked twice the same way (Ctrl-C, Ctrl-C): do not wait for the task. A SIGTERM
+        # after a Ctrl-C is a launcher passing the same request on (make run's trap).
+        if self.stopping.is_set() and number == self.stopped_by:
+            self.stop_now(number, frame)
         if self.stopping.is_set():
-            self.stop_now(number, frame)  # asked twice: do not wait for the task
+            return
         logger.info(
             "%s: %s, stopping after the running task", self.worker_id, signal.strsignal(number)
         )
+        self.stopped_by = number
         self.stopping.set()
         if self.in_task:
-            signal.alarm(max(int(settings.SKILLO_TASK_SHUTDOWN_TIMEOUT), 1))
+            self.start_shutdown_timer()
+
+    def start_shutdown_timer(self):
+        signal.alarm(max(int(settings.SKILLO_TASK_SHUTDOWN_TIMEOUT), 1))
 
     def stop_now(self, number, frame):
         if self.in_task:
@@ -147,12 +157,21 @@ class Worker:
         while not self.stopping.is_set():
             # Connections the database dropped meanwhile are opened again, as per request.
             close_old_connections()
-            if time.monotonic() >= next_schedule:
-                queued = schedule.queue_due()
-                if queued:
-                    logger.info("%s: queued the periodic %s", self.worker_id, ", ".join(queued))
-                next_schedule = time.monotonic() + SCHEDULE_EVERY
-            if not self.run_one():
+            try:
+                if time.monotonic() >= next_schedule:
+                    queued = schedule.queue_due()
+                    if queued:
+                        logger.info("%s: queued the periodic %s", self.worker_id, ", ".join(queued))
+                    next_schedule = time.monotonic() + SCHEDULE_EVERY
+                ran = self.run_one()
+            except DatabaseError as error:
+                # The database is down or busy: wait for it rather than exit (a task this
+                # worker was running goes back to the queue when its lease runs out).
+                logger.warning("%s: the database failed (%s); trying again", self.worker_id, error)
+                connection.close()
+                self.stopping.wait(max(self.interval, 5))
+                continue
+            if not ran:
                 if self.batch:
                     break
                 self.stopping.wait(self.interval)
@@ -210,6 +229,8 @@ class Worker:
 
     def run_task(self, row):
         self.in_task = True
+        if self.stopping.is_set():  # asked to stop while the task was being claimed
+            self.start_shutdown_timer()
         try:
             try:
                 task = row.task
@@ -234,8 +255,8 @@ class Worker:
             TASKS.labels(row.task_path, "succeeded").inc()
             logger.info("%s: task %s (%s) done", self.worker_id, row.id, row.task_name)
         self.ran += 1
-        # ImportError: the task no longer exists; it failed above, saying so.
-        with contextlib.suppress(ImportError):
+        # The task cannot be loaded (gone, or not a task): it failed above, saying so.
+        with contextlib.suppress(Exception):
             task_finished.send(sender=type(row.task.get_backend()), task_result=row.task_result)
 
     def retry_or_fail(self, row, error, delay=None):

@@ -122,6 +122,17 @@ def test_sigterm_lets_the_running_task_finish_and_takes_no_new_one(start_worker)
     assert DBTaskResult.objects.get(id=waiting.id).status == TaskResultStatus.READY
 
 
+def test_ctrl_c_then_the_launchers_sigterm_still_lets_the_task_finish(start_worker):
+    # make run: Ctrl-C reaches the worker, then the launcher's trap sends SIGTERM.
+    running = tasks.slow.enqueue("finished anyway", 1)
+    worker = start_worker("interrupted")
+    until(lambda: has_topic("finished anyway-started"), "the worker starts the task")
+    worker.send_signal(signal.SIGINT)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=60) == 0
+    assert DBTaskResult.objects.get(id=running.id).status == TaskResultStatus.SUCCESSFUL
+
+
 def test_a_task_outlasting_the_shutdown_timeout_goes_back_to_the_queue(start_worker):
     result = tasks.slow.enqueue("cut short", 120)
     worker = start_worker("impatient", TASK_SHUTDOWN_TIMEOUT=1)

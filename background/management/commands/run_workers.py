@@ -4,6 +4,7 @@ import sys
 import threading
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 # A worker that exits is started again after this many seconds, doubled each time it
@@ -36,15 +37,19 @@ class Command(BaseCommand):
         workers = [
             Supervised(f"{n} of {count}", verbosity, self.stderr) for n in range(1, count + 1)
         ]
-        for worker in workers:
-            worker.start()
-        while not stopping.wait(0.5):
+        try:
             for worker in workers:
-                worker.tend()
-        for worker in workers:
-            worker.stop()
-        for worker in workers:
-            worker.wait()
+                worker.start()
+            while not stopping.wait(0.5):
+                for worker in workers:
+                    worker.tend()
+        finally:
+            # Also when this supervisor fails: its workers, in sessions of their own,
+            # would outlive it.
+            for worker in workers:
+                worker.stop()
+            for worker in workers:
+                worker.wait()
 
 
 class Supervised:
@@ -61,7 +66,8 @@ class Supervised:
         # Each process its own id (host:pid, run_worker's default): a worker started again
         # under its predecessor's name would pass for it, and the task it was killed in
         # would never be taken back.
-        command = [sys.executable, "manage.py", "run_worker", "--verbosity", str(self.verbosity)]
+        manage = settings.BASE_DIR / "manage.py"
+        command = [sys.executable, str(manage), "run_worker", "--verbosity", str(self.verbosity)]
         # A session of its own: a Ctrl-C at the terminal reaches this supervisor only,
         # which stops the workers in turn.
         self.process = subprocess.Popen(command, start_new_session=True)
