@@ -170,6 +170,14 @@ def test_a_periodic_task_is_queued_again_once_its_period_is_over(settings):
     assert schedule.queue_due(now + timedelta(hours=24)) == ["daily"]
 
 
+def test_pruning_forgets_the_heartbeats_of_workers_gone_a_day():
+    now = timezone.now()
+    WorkerBeat.objects.create(worker_id="killed", seen_at=now - timedelta(days=2))
+    WorkerBeat.objects.create(worker_id="alive", seen_at=now)
+    prune_results.call()
+    assert list(WorkerBeat.objects.values_list("worker_id", flat=True)) == ["alive"]
+
+
 def test_pruning_forgets_old_successes_and_keeps_failures(settings):
     settings.SKILLO_TASK_MAX_ATTEMPTS = 1
     tasks.record.enqueue("old")

@@ -4,6 +4,8 @@ requests, the page cache, purges and background tasks."""
 import re
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.test import Client
 from prometheus_client import REGISTRY
 
@@ -98,3 +100,9 @@ def test_the_queue_and_task_outcomes_are_in_the_metrics(settings):
     )
     assert value(after, "skillo_tasks_failed") == 1
     assert value(after, "skillo_tasks_queued") == 0
+
+
+def test_an_allowed_address_that_does_not_parse_stops_the_start(settings):
+    settings.METRICS_ALLOWED_ADDRESSES = ["127.0.0.1", "prometheus.internal"]
+    with pytest.raises(SystemCheckError, match=r"'prometheus\.internal' is not an address"):
+        call_command("check")
