@@ -1,10 +1,12 @@
-"""Tasks for the worker's tests. Each leaves its effect as a topic (a row every process
-sees), named after its argument, so a test can count what ran."""
+"""Tasks for the worker's tests, and a way to run what is queued. Each task leaves its
+effect as a topic (a row every process sees), named after its argument, so a test can
+count what ran."""
 
 import time
 
 from django.tasks import task
 
+from background.worker import Worker
 from news.models import Article, Tag
 
 
@@ -38,3 +40,12 @@ def slow(name, seconds):
     Tag.objects.get_or_create(name=f"{name}-started")
     time.sleep(seconds)
     Tag.objects.get_or_create(name=name)
+
+
+def run_queued(worker=None):
+    """Run every task that is due, in this process, as a worker would; how many ran."""
+    worker = worker or Worker("test-worker", batch=True)
+    ran = 0
+    while worker.run_one():
+        ran += 1
+    return ran

@@ -40,11 +40,6 @@ def worker():
     return Worker("test-worker", batch=True)
 
 
-def run_all(worker):
-    while worker.run_one():
-        pass
-
-
 def names():
     return set(Tag.objects.values_list("name", flat=True))
 
@@ -58,7 +53,7 @@ def test_a_task_queued_in_a_save_that_rolls_back_is_never_queued():
 
 def test_a_queued_task_runs_once_and_is_marked_done():
     result = tasks.record.enqueue("ran")
-    run_all(worker())
+    tasks.run_queued(worker())
     assert names() == {"ran"}
     result.refresh()
     assert result.status == TaskResultStatus.SUCCESSFUL
@@ -67,17 +62,17 @@ def test_a_queued_task_runs_once_and_is_marked_done():
 def test_a_failed_task_is_tried_again_after_its_back_off_and_then_succeeds():
     result = tasks.flaky.enqueue("eventually")
     work = worker()
-    run_all(work)
+    tasks.run_queued(work)
     row = DBTaskResult.objects.get(id=result.id)
     assert (row.status, names()) == (TaskResultStatus.READY, {"eventually-tried"})
     assert "the receiver did not answer" in row.traceback
     assert row.run_after - timezone.now() == pytest.approx(
         timedelta(seconds=10), abs=timedelta(seconds=2)
     )
-    run_all(work)  # not due yet
+    tasks.run_queued(work)  # not due yet
     assert "eventually" not in names()
     with time_machine.travel(timezone.now() + timedelta(seconds=11)):
-        run_all(work)
+        tasks.run_queued(work)
     assert DBTaskResult.objects.get(id=result.id).status == TaskResultStatus.SUCCESSFUL
     assert "eventually" in names()
 
@@ -87,7 +82,7 @@ def test_the_back_off_doubles_with_each_try():
     work, waits, now = worker(), [], timezone.now()
     for _ in range(2):
         with time_machine.travel(now, tick=False):
-            run_all(work)
+            tasks.run_queued(work)
             waits.append((DBTaskResult.objects.get(id=result.id).run_after - now).total_seconds())
         now += timedelta(seconds=waits[-1] + 1)
     assert waits == [10, 20]
@@ -98,7 +93,7 @@ def test_a_task_that_keeps_failing_ends_failed_with_its_error_after_the_last_try
     work, now = worker(), timezone.now()
     for _ in range(5):
         with time_machine.travel(now):
-            run_all(work)
+            tasks.run_queued(work)
         now += timedelta(hours=1)
     row = DBTaskResult.objects.get(id=result.id)
     assert row.status == TaskResultStatus.FAILED
@@ -112,7 +107,7 @@ def test_a_task_about_a_deleted_article_fails_at_once_and_the_next_task_runs():
     gone = tasks.about_article.enqueue(article.pk)
     article.delete()
     tasks.record.enqueue("next")
-    run_all(worker())
+    tasks.run_queued(worker())
     row = DBTaskResult.objects.get(id=gone.id)
     assert (row.status, len(row.worker_ids)) == (TaskResultStatus.FAILED, 1)
     assert row.exception_class_path == "news.models.Article.DoesNotExist"
@@ -121,7 +116,7 @@ def test_a_task_about_a_deleted_article_fails_at_once_and_the_next_task_runs():
 
 def test_a_task_whose_arguments_no_longer_fit_fails_at_once():
     result = tasks.record.enqueue("a", "surplus")
-    run_all(worker())
+    tasks.run_queued(worker())
     row = DBTaskResult.objects.get(id=result.id)
     assert (row.status, row.exception_class_path) == (TaskResultStatus.FAILED, "builtins.TypeError")
 
@@ -131,10 +126,10 @@ def test_a_task_whose_worker_stopped_runs_again_once_its_lease_is_over():
     run_all_but_claim = worker()
     row = run_all_but_claim.claim()  # claimed by a worker that then died
     assert row.status == TaskResultStatus.RUNNING
-    run_all(worker())
+    tasks.run_queued(worker())
     assert "again" not in names()  # the lease still holds
     with time_machine.travel(timezone.now() + timedelta(seconds=601)):
-        run_all(worker())
+        tasks.run_queued(worker())
     row = DBTaskResult.objects.get(id=result.id)
     assert (row.status, len(row.worker_ids)) == (TaskResultStatus.SUCCESSFUL, 2)
     assert "again" in names()
@@ -146,7 +141,7 @@ def test_a_long_task_is_left_to_its_worker_while_that_worker_is_alive():
     later = timezone.now() + timedelta(seconds=601)
     WorkerBeat.objects.create(worker_id="test-worker", seen_at=later)
     with time_machine.travel(later):
-        run_all(Worker("another", batch=True))
+        tasks.run_queued(Worker("another", batch=True))
     assert DBTaskResult.objects.get(id=result.id).worker_ids == ["test-worker"]
     assert "long" not in names()
 
@@ -182,7 +177,7 @@ def test_pruning_forgets_old_successes_and_keeps_failures(settings):
     settings.SKILLO_TASK_MAX_ATTEMPTS = 1
     tasks.record.enqueue("old")
     failed = tasks.always_fails.enqueue()
-    run_all(worker())
+    tasks.run_queued(worker())
     with time_machine.travel(timezone.now() + timedelta(days=8)):
         assert prune_results.call() == 1
     assert [str(pk) for pk in DBTaskResult.objects.values_list("id", flat=True)] == [failed.id]
@@ -284,6 +279,6 @@ def test_tasks_status_prints_the_counts_and_the_latest_failure():
 def test_each_periodic_task_of_the_settings_is_queued_and_runs(settings, name):
     settings.SKILLO_PERIODIC_TASKS = {name: base_settings.SKILLO_PERIODIC_TASKS[name]}
     assert schedule.queue_due() == [name]
-    run_all(worker())
+    tasks.run_queued(worker())
     (row,) = DBTaskResult.objects.all()
     assert row.status == TaskResultStatus.SUCCESSFUL, row.traceback

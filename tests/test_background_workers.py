@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -21,6 +20,7 @@ from background.models import WorkerBeat
 from news.models import Tag
 
 from . import background_tasks as tasks
+from .waiting import until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,14 +41,6 @@ def database_url():
             "SKILLO_TEST_DATABASE_FILE=/tmp/skillo-tests.sqlite3 (make test does)."
         )
     return f"sqlite:///{name}"
-
-
-def until(condition, what, seconds=60):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up waiting: {what}")
-        time.sleep(0.05)
 
 
 def has_topic(name):

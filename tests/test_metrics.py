@@ -9,7 +9,6 @@ from django.core.management.base import SystemCheckError
 from django.test import Client
 from prometheus_client import REGISTRY
 
-from background.worker import Worker
 from tests import background_tasks as tasks
 
 from .factories import ArticleFactory
@@ -89,9 +88,7 @@ def test_the_queue_and_task_outcomes_are_in_the_metrics(settings):
     tasks.always_fails.enqueue()
     tasks.record.enqueue("waiting")
     assert value(scrape().content.decode(), "skillo_tasks_queued") == 2
-    worker = Worker("test-worker", batch=True)
-    while worker.run_one():
-        pass
+    tasks.run_queued()
     after = scrape().content.decode()
     name, failing = "skillo_tasks_total", "tests.background_tasks.always_fails"
     assert (

@@ -4,7 +4,6 @@ choose what, who is told by e-mail, and what the history says."""
 import socket
 import subprocess
 import sys
-import time
 from datetime import timedelta
 
 import pytest
@@ -17,14 +16,15 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 from reversion.models import Version
 
-from background.worker import Worker
 from editorial import workflow
 from news.models import Article
 
+from .background_tasks import run_queued
 from .factories import ArticleFactory, AuthorFactory
 from .redis_server import free_port
 from .test_admin import form_data
 from .test_workflow import ADD, change_url, edit_data
+from .waiting import until
 
 pytestmark = pytest.mark.django_db
 
@@ -57,14 +57,8 @@ class Committing(Client):
     def post(self, *args, **kwargs):
         with self.capture(execute=True):
             response = super().post(*args, **kwargs)
-        run_queued_tasks()
+        run_queued()
         return response
-
-
-def run_queued_tasks():
-    worker = Worker("test-worker", batch=True)
-    while worker.run_one():
-        pass
 
 
 def history(article):
@@ -191,7 +185,7 @@ def test_a_mail_server_that_is_down_loses_no_save_and_the_mail_is_tried_again(
     # The server is back: the next try, once due, sends it.
     settings.MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
     with time_machine.travel(timezone.now() + timedelta(hours=1)):
-        run_queued_tasks()
+        run_queued()
     [mail] = mailoutbox
     assert mail.subject == "[Skillo] Submitted for review: Go 1.22 released"
 
@@ -212,6 +206,14 @@ def test_a_save_that_rolls_back_queues_no_mail(people):
     assert not DBTaskResult.objects.exists()
 
 
+def takes_connections(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
 def test_mail_reaches_a_real_smtp_server(people, settings):
     """The whole way: Django's SMTP backend to aiosmtpd in its own process."""
 
@@ -223,15 +225,7 @@ def test_mail_reaches_a_real_smtp_server(people, settings):
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:  # until the server takes connections
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+        until(lambda: takes_connections(port), "the SMTP server takes connections", 30)
         settings.MAILERS = {
             "default": {
                 "BACKEND": "django.core.mail.backends.smtp.EmailBackend",

@@ -9,17 +9,10 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from background.worker import Worker
 from news.models import Article
+from tests.background_tasks import run_queued
 
 from .test_editing import log_in, screenshots_on_failure
-
-
-def run_background_tasks():
-    worker = Worker("test-worker", batch=True)
-    while worker.run_one():
-        pass
-
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TITLE = "Zig 0.14 Ships Incremental Builds"
@@ -42,7 +35,7 @@ def test_submit_send_back_fix_schedule_appear(
         writer.click("input[name=_save]")
         expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
     article = Article.objects.get(title=TITLE)
-    run_background_tasks()  # the worker sends the e-mails
+    run_queued()  # the worker sends the e-mails
     assert any(m.subject == f"[Skillo] Submitted for review: {TITLE}" for m in mailoutbox)
 
     editor = log_in(new_page, site, "editor")
@@ -58,7 +51,7 @@ def test_submit_send_back_fix_schedule_appear(
         editor.fill("#id_workflow_note", "Say which platforms got incremental builds.")
         editor.click("input[name=_save]")
         expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
-    run_background_tasks()  # the worker sends the e-mails
+    run_queued()  # the worker sends the e-mails
     assert any(
         m.subject == f"[Skillo] Sent back to the writer: {TITLE}" and m.to == ["writer@example.com"]
         for m in mailoutbox

@@ -55,16 +55,6 @@ def get(base, path, method="GET", headers=None):
         conn.close()
 
 
-def poll(check, timeout, interval=0.02):
-    """Call ``check`` until it returns something true; that, or None after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(interval)
-
-
 def find_varnishd():
     return shutil.which("varnishd") or next(
         (path for path in ("/usr/sbin/varnishd",) if os.access(path, os.X_OK)), None

@@ -15,7 +15,8 @@ from contextlib import closing
 import pytest
 
 from tests.conftest import SHARED_SLUG
-from tests.varnish.servers import ROOT, Launcher, Response, get, poll
+from tests.varnish.servers import ROOT, Launcher, Response, get
+from tests.waiting import poll
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("postgres"),

@@ -23,7 +23,8 @@ from django.urls import resolve
 
 from pagecache.dependencies import view_attribute
 from tests.conftest import SHARED_SLUG
-from tests.varnish.servers import get, poll
+from tests.varnish.servers import get
+from tests.waiting import poll
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("postgres"),
