@@ -50,19 +50,25 @@ class ImageSerializer(serializers.Serializer):
     width = serializers.IntegerField()
     height = serializers.IntegerField()
     renditions = serializers.SerializerMethodField(
-        help_text="For pages: each width in AVIF and JPEG, narrowest first."
+        help_text="For pages: each width in AVIF and JPEG, narrowest first; empty for a "
+        "moment after an upload, while they are made."
     )
     crops = serializers.SerializerMethodField(
-        help_text="For sharing: 1200 px crops around the focal point (card is 1200 x 630)."
+        help_text="For sharing: 1200 px crops around the focal point (card is 1200 x 630); "
+        "empty while they are made (after an upload or a new focal point)."
     )
 
     @extend_schema_field(RenditionSerializer(many=True))
     def get_renditions(self, image):
+        if not image.renditions_ready:
+            return []  # being made (images.tasks)
         found = [r for format in PAGE_FORMATS for r in page_renditions(image, format)]
         return RenditionSerializer(found, many=True, context=self.context).data
 
     @extend_schema_field(CropSerializer(many=True))
     def get_crops(self, image):
+        if not image.crops_ready:
+            return []
         return [
             {
                 "shape": name,

@@ -2,12 +2,17 @@
 alt text, credit and licence, a focal point set by clicking the picture, and where each
 image is used."""
 
+import mimetypes
+
 from django import forms
-from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404
 from django.template.defaultfilters import filesizeformat
-from django.urls import reverse
+from django.urls import path, reverse
+from django.utils.cache import patch_cache_control
 from django.utils.html import format_html, format_html_join
 
 from images.models import Image
@@ -18,6 +23,12 @@ from news.models import Article
 
 ACCEPT = "image/jpeg,image/png,image/webp,image/avif,image/gif"
 
+
+BEING_MADE = (
+    "Its renditions are being made (a few seconds; reload to see them). Until then "
+    "readers see the articles that use it without it, and link previews show the "
+    "article's title card: never a broken picture."
+)
 
 NO_SPACE_LEFT = (
     "The server has no space left on its disk; nothing was saved. Your words are kept "
@@ -157,9 +168,45 @@ class ImageAdmin(admin.ModelAdmin):
         if not change:
             obj.uploaded_by = request.user
         super().save_model(request, obj, form, change)
+        if not obj.crops_ready:
+            messages.info(request, f"“{obj}”: {BEING_MADE}")
+
+    def get_urls(self):
+        return [
+            path(
+                "<path:object_id>/original/",
+                self.admin_site.admin_view(self.original_view),
+                name="images_image_original",
+            ),
+            *super().get_urls(),
+        ]
+
+    def original_view(self, request, object_id):
+        """The uploaded file itself, to the library's users only (it may hold the
+        photographer's GPS position): what the admin shows while renditions are made."""
+        image = get_object_or_404(Image, pk=object_id)
+        if not self.has_view_permission(request, image):
+            raise PermissionDenied
+        try:
+            file = image.file.open("rb")
+        except (FileNotFoundError, OSError) as error:
+            raise Http404("The original is missing from the storage.") from error
+        content_type, _ = mimetypes.guess_type(image.file.name)
+        response = FileResponse(file, content_type=content_type or "application/octet-stream")
+        patch_cache_control(response, private=True, max_age=3600)
+        return response
+
+    def _original_url(self, image):
+        return reverse("admin:images_image_original", args=[image.pk])
 
     @admin.display(description="")
     def thumbnail(self, image):
+        if not image.renditions_ready:
+            return format_html(
+                '<img class="image-thumb" src="{}" alt=""><span class="image-state">'
+                "Renditions being made</span>",
+                self._original_url(image),
+            )
         small = page_renditions(image, "jpg")[0]
         return format_html(
             '<img class="image-thumb" src="{}" width="{}" height="{}" alt="">',
@@ -178,22 +225,34 @@ class ImageAdmin(admin.ModelAdmin):
 
     @admin.display(description="Picture")
     def focal_point_picker(self, image):
-        preview = next(
-            (r for r in page_renditions(image, "jpg") if r.width >= 800),
-            page_renditions(image, "jpg")[-1],
-        )
+        if image.renditions_ready:
+            preview = next(
+                (r for r in page_renditions(image, "jpg") if r.width >= 800),
+                page_renditions(image, "jpg")[-1],
+            )
+            src, width, height, state = preview.url, preview.width, preview.height, ""
+        else:
+            src, width, height = self._original_url(image), image.width, image.height
+            state = format_html('<p class="image-state">{}</p>', BEING_MADE)
         return format_html(
-            '<span class="focal-picker" data-focal-x="id_focal_x" data-focal-y="id_focal_y">'
+            '{}<span class="focal-picker" data-focal-x="id_focal_x" data-focal-y="id_focal_y">'
             '<img src="{}" width="{}" height="{}" alt="{}">'
             '<span class="focal-picker__marker" aria-hidden="true"></span></span>',
-            preview.url,
-            preview.width,
-            preview.height,
+            state,
+            src,
+            width,
+            height,
             image.alt,
         )
 
     @admin.display(description="Crops")
     def crops(self, image):
+        if not image.crops_ready:
+            return format_html(
+                '<p class="image-state">{}</p>',
+                "The crops around this focal point are being made; reload in a few seconds "
+                "to see them.",
+            )
         return format_html(
             '<div class="image-crops">{}</div>',
             format_html_join(

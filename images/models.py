@@ -5,7 +5,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils.text import Truncator
 
-from .renditions import all_renditions, ensure_renditions, rendition_prefix
+from .renditions import all_renditions, focus_code, rendition_prefix
 from .uploads import ACCEPTED_FORMATS, Upload, same_content
 
 
@@ -102,6 +102,10 @@ class Image(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     updated_at = models.DateTimeField(auto_now=True)
+    # The focal point (focus_code) whose renditions are all in storage, written by the
+    # task that makes them (images.tasks); blank until the first are made. Pages show
+    # the picture only once there are files to send: a reader never meets a broken image.
+    renditions_made_for = models.CharField(max_length=8, blank=True, editable=False)
 
     objects = ImageQuerySet.as_manager()
 
@@ -113,14 +117,19 @@ class Image(models.Model):
         return Truncator(words).chars(60)
 
     def save(self, *args, **kwargs):
+        from .tasks import make_renditions
+
         adding = self._state.adding
         try:
-            # The row and its files are one: a failure of either (a full disk) leaves
+            # The row and its file are one: a failure of either (a full disk) leaves
             # neither.
             with transaction.atomic():
                 super().save(*args, **kwargs)
-                # Made here, once: a page that shows the image only writes their addresses.
-                ensure_renditions(self)
+                if not self.crops_ready:
+                    # Made by a worker, not in the editor's request (1-4 s for a large
+                    # picture); queued in this transaction, so never lost nor made for
+                    # an upload that rolled back.
+                    make_renditions.enqueue(self.pk)
         except Exception:
             # Unless the failure was another upload of the same picture, saved first.
             if adding and self.sha256 and not Image.objects.filter(sha256=self.sha256).exists():
@@ -142,6 +151,16 @@ class Image(models.Model):
                     "“decorative” if it adds nothing to the text."
                 }
             )
+
+    @property
+    def renditions_ready(self):
+        """Whether the page renditions are made (they do not depend on the focal point)."""
+        return bool(self.renditions_made_for)
+
+    @property
+    def crops_ready(self):
+        """Whether the crops around the current focal point are made."""
+        return self.renditions_made_for == focus_code(self)
 
     @property
     def alt(self):

@@ -77,11 +77,15 @@ def page_renditions(image, format):
     ]
 
 
+def focus_code(image):
+    """The focal point as crops' names hold it: a moved point is new crops."""
+    return f"{round(image.focal_x * 100):02d}{round(image.focal_y * 100):02d}"
+
+
 def social_rendition(image, size_name):
     width, height = SOCIAL_SIZES[size_name]
-    focus = f"{round(image.focal_x * 100):02d}{round(image.focal_y * 100):02d}"
     return Rendition(
-        name=_name(image, f"{size_name}-f{focus}", "jpg"),
+        name=_name(image, f"{size_name}-f{focus_code(image)}", "jpg"),
         width=width,
         height=height,
         format="jpg",

@@ -136,7 +136,7 @@ class LatestArticlesFeed(Feed):
     def item_enclosures(self, item):
         # The lead image as link previews show it (1200 x 630, JPEG): RSS <enclosure>,
         # Atom <link rel="enclosure">.
-        if not item.lead_image_id:
+        if not (item.lead_image_id and item.lead_image.crops_ready):
             return []
         card = social_rendition(item.lead_image, "card")
         try:

@@ -559,8 +559,9 @@ class Article(models.Model):
 
     def share_image(self):
         """The picture link previews show (og:image): the lead image cropped around its
-        focal point, or a card drawn from the title and first topic. Needs tags loaded."""
-        if self.lead_image_id:
+        focal point, or a card drawn from the title and first topic (also while the lead
+        image's crops are being made). Needs tags loaded."""
+        if self.lead_image_id and self.lead_image.crops_ready:
             card = social_rendition(self.lead_image, "card")
             return ShareImage(card.url, card.width, card.height, self.lead_image.alt or self.title)
         # Drawn when first asked for (news.views.share_card), not while the page renders.
@@ -575,7 +576,7 @@ class Article(models.Model):
     def structured_images(self, absolute):
         """The lead image as Google's Article guidance asks: 16:9, 4:3 and 1:1 crops,
         1,200 pixels wide; without one, the card link previews show (share_image())."""
-        if not self.lead_image_id:
+        if not (self.lead_image_id and self.lead_image.crops_ready):
             return [absolute(self.share_image().url)]
         return [
             absolute(social_rendition(self.lead_image, shape).url)

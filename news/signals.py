@@ -22,6 +22,7 @@ from .models import (
     Source,
     Tag,
 )
+from .tasks import draw_share_card
 
 
 @receiver(post_save, sender=Tag)
@@ -56,6 +57,13 @@ def article_changing(sender, instance, **kwargs):
 @receiver([post_save, post_delete], sender=Article)
 def article_changed(sender, instance, **kwargs):
     purge.after_change(instance.pk)
+
+
+@receiver(post_save, sender=Article)
+def article_saved(sender, instance, **kwargs):
+    if instance.status == Article.Status.PUBLISHED and not instance.lead_image_id:
+        # Queued in the save's transaction; the worker reads the topics the save set.
+        draw_share_card.enqueue(instance.pk)
 
 
 @receiver(post_delete, sender=Article)

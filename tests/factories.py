@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from api.models import ApiToken, Event, Webhook, WebhookHost
 from images.models import Image, Licence
+from images.tasks import make_renditions
 from images.uploads import check_upload
 from news.models import Article, ArticleAuthor, Correction, RelatedLink, Source
 from people.models import Author, AuthorLink
@@ -127,11 +128,18 @@ class ImageFactory(factory.django.DjangoModelFactory):
     seed = factory.Sequence(int)
 
     @classmethod
-    def _create(cls, model_class, seed=0, content=None, width=1600, height=900, **kwargs):
+    def _create(
+        cls, model_class, seed=0, content=None, width=1600, height=900, made=True, **kwargs
+    ):
+        """``made``: its renditions made, as the worker does soon after an upload
+        (images.tasks); False leaves the task queued."""
         file = upload(content or picture(width, height, seed=seed))
         image = model_class(**kwargs)
         image.take(file, check_upload(file))
         image.save()
+        if made:
+            make_renditions.call(image.pk)
+            image.refresh_from_db()
         return image
 
 

@@ -15,6 +15,7 @@ from images.renditions import (
     social_rendition,
 )
 
+from .background_tasks import run_queued
 from .factories import ImageFactory
 from .pictures import SECRET, picture, with_gps
 
@@ -79,6 +80,7 @@ def test_moving_the_focal_point_makes_only_the_crops_again(media_root):
     before = set(files(media_root))
     image.focal_x = 0.9
     image.save()
+    run_queued()
     new = set(files(media_root)) - before
     assert sorted(path.name.split("-")[1] for path in new) == sorted(SOCIAL_SIZES)
 
@@ -118,6 +120,7 @@ def test_crops_keep_the_focal_point_in_frame(media_root):
         assert red > 200 and green < 60
     image.focal_x = 0.1
     image.save()
+    run_queued()
     with PILImage.open(media_root / social_rendition(image, "1x1").name) as opened:
         pixels = opened.convert("RGB").get_flattened_data()
         reds = [pixel for pixel in pixels if pixel[0] > 200 and pixel[1] < 60]

@@ -11,6 +11,7 @@ from PIL import Image as PILImage
 from images.models import Image
 from images.renditions import page_renditions
 
+from .background_tasks import run_queued
 from .factories import ImageFactory
 from .pictures import picture, png_claiming, upload
 
@@ -68,6 +69,7 @@ def test_an_animated_gif_is_taken_as_its_first_frame(editor, media_root):
     out = io.BytesIO()
     frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
     assert post_image(editor, out.getvalue(), name="anim.gif").status_code == 302
+    run_queued()
     [largest] = page_renditions(Image.objects.get(), "jpg")
     red, _, blue = PILImage.open(media_root / largest.name).convert("RGB").getpixel((200, 150))
     assert red > 200 and blue < 60

@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from images.models import Image
+from images.tasks import make_renditions
 from images.uploads import check_upload
 
 FOLDER = "images"
@@ -84,6 +85,8 @@ def _restore(source, record, journal):
         image.take(file, upload)
         journal.add(image)
         image.save()
+        # Here, not by a worker: a restored site has every page back once this ends.
+        make_renditions.call(image.pk)
     uploaded = parse_datetime(record.get("uploaded_at") or "")
     if uploaded:
         Image.objects.filter(pk=image.pk).update(uploaded_at=uploaded)

@@ -293,7 +293,7 @@ def person_paths(author):
     author page's header, which serves every origin), their links elsewhere as sameAs
     (needs the author's links loaded)."""
     data = {"@type": "Person", "name": author.name, "url": author_url(author)}
-    if author.photo_id:
+    if author.photo_id and author.photo.crops_ready:
         data["image"] = social_rendition(author.photo, "1x1").url
     links = [link.url for link in author.links.all()]
     if links:
@@ -386,8 +386,10 @@ def with_images(body_html, base=None):
 
     def figure(key, words):
         image = by_key.get(key[:KEY_LENGTH])
-        if image is None:
-            return ""  # deleted since (PROTECT keeps lead images, not placements)
+        if image is None or not image.renditions_ready:
+            # Deleted since (PROTECT keeps lead images, not placements), or just
+            # uploaded: shown once its renditions are made (images.tasks).
+            return ""
         return render_to_string(
             "images/feed_figure.html" if base else "images/figure.html",
             {

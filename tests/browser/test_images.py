@@ -2,12 +2,15 @@
 and makes it an article's lead image with an author; readers on a phone and a desktop
 get the right rendition, with no layout shift, and a byline to the author's page."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from images.models import Image
 from news.models import Article
 
+from ..background_tasks import run_queued
 from ..pictures import picture
 from .test_editing import log_in, screenshots_on_failure
 
@@ -58,6 +61,17 @@ def test_editor_adds_a_lead_image_and_readers_see_it_on_phone_and_desktop(
         editor.select_option("#id_licence", "own")
         editor.click("input[name=_continue]")
         expect(editor.locator(".messagelist")).to_contain_text("was added successfully")
+        # The upload answered before its renditions were made: the picture shown is the
+        # original, with the state beside it; the worker then makes them.
+        expect(editor.locator(".messagelist")).to_contain_text("renditions are being made")
+        expect(editor.locator(".focal-picker img")).to_have_attribute(
+            "src", re.compile("/original/$")
+        )
+        assert run_queued() >= 1
+        editor.reload()
+        expect(editor.locator(".focal-picker img")).to_have_attribute(
+            "src", re.compile("-w800.jpg$")
+        )
 
         # The focal point: a click on the picture where the marker is.
         picture_box = editor.locator(".focal-picker img")

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from images.illustrations import illustration
 from images.models import Image, Licence
+from images.tasks import make_renditions
 from images.uploads import check_upload
 from maintenance import statistics
 from news.models import Article, ArticleAuthor, FrontPin
@@ -158,6 +159,8 @@ class Command(BaseCommand):
             )
             image.take(file, check_upload(file))
             image.save()
+            # Here, not by the worker: the demo shows its pictures from the first page.
+            make_renditions.call(image.pk)
             article.lead_image = image
             article.save()
         return len(articles)
