@@ -117,19 +117,12 @@ class Image(models.Model):
         return Truncator(words).chars(60)
 
     def save(self, *args, **kwargs):
-        from .tasks import make_renditions
-
         adding = self._state.adding
         try:
             # The row and its file are one: a failure of either (a full disk) leaves
-            # neither.
+            # neither. Its renditions are queued in this transaction (images.signals).
             with transaction.atomic():
                 super().save(*args, **kwargs)
-                if not self.crops_ready:
-                    # Made by a worker, not in the editor's request (1-4 s for a large
-                    # picture); queued in this transaction, so never lost nor made for
-                    # an upload that rolled back.
-                    make_renditions.enqueue(self.pk)
         except Exception:
             # Unless the failure was another upload of the same picture, saved first.
             if adding and self.sha256 and not Image.objects.filter(sha256=self.sha256).exists():

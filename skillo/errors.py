@@ -12,6 +12,7 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from django.shortcuts import render
 
 from news import rules
+from newsletters import views as newsletters_views
 
 NO_TOPICS = {"main_tags": ()}
 TOO_LARGE = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
@@ -33,6 +34,10 @@ def permission_denied(request, exception):
 
 
 def csrf_failure(request, reason=""):
+    match = request.resolver_match
+    if match is not None and match.view_name == "newsletters:sign-up":
+        # Shown on the form itself, with what the reader typed.
+        return newsletters_views.csrf_failure(request)
     return forbidden(request, csrf=True)
 
 

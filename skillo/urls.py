@@ -33,6 +33,7 @@ urlpatterns = [
     path("metrics/", metrics, name="metrics"),
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
     path("", include("api.urls")),
+    path("", include("newsletters.urls")),
     path("", include("news.urls")),
 ]
 

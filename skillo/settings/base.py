@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
+    "newsletters",
 ]
 
 MIDDLEWARE = [
@@ -375,6 +376,8 @@ SKILLO_PERIODIC_TASKS = {
     "check-sources": ("sources.tasks.check_sources", timedelta(hours=1)),
     # SQLite's upkeep: the search index merged, the planner's statistics refreshed.
     "tidy-database": ("maintenance.tasks.tidy_database", timedelta(days=1)),
+    # The newsletter's sign-up counts past their day, and sign-ups never confirmed.
+    "forget-old-sign-ups": ("newsletters.tasks.forget_old_sign_ups", timedelta(days=1)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
@@ -397,3 +400,11 @@ MAILERS = {
     }
 }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Skillo newsroom <newsroom@localhost>")
+
+# The newsletter (the newsletters app): who its e-mails come from, how long a
+# confirmation link works, and how many sign-ups one address (mails a day) and one
+# client address (form posts an hour: an office shares one) may make.
+NEWSLETTER_FROM_EMAIL = os.environ.get("NEWSLETTER_FROM_EMAIL", DEFAULT_FROM_EMAIL)
+NEWSLETTER_CONFIRM_HOURS = int(os.environ.get("NEWSLETTER_CONFIRM_HOURS", "48"))
+NEWSLETTER_SIGNUPS_PER_ADDRESS = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_ADDRESS", "3"))
+NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIENT", "30"))

@@ -1,0 +1,108 @@
+from django import forms
+from django.core.exceptions import ValidationError
+
+from news.models import Tag
+from people.models import Author
+
+from .models import Subscriber
+
+WHAT_ERROR = "Choose “Every story” or “Only the topics and authors I choose”."
+HOW_OFTEN_ERROR = "Choose how often: each story, a daily digest or a weekly digest."
+CHOICE = [("everything", "Every story"), ("chosen", "Only the topics and authors I choose")]
+
+
+class ChoicesMixin:
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("what") == "chosen" and not (
+            cleaned.get("topics") or cleaned.get("authors")
+        ):
+            raise ValidationError(
+                "Choose at least one topic or author, or “Every story”.", code="nothing_chosen"
+            )
+        return cleaned
+
+
+def topic_field():
+    return forms.ModelMultipleChoiceField(
+        queryset=Tag.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "“%(value)s” is not one of Skillo's topics."},
+    )
+
+
+def author_field():
+    return forms.ModelMultipleChoiceField(
+        queryset=Author.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "“%(value)s” is not one of Skillo's authors."},
+    )
+
+
+class SignUpForm(ChoicesMixin, forms.Form):
+    email = forms.EmailField(
+        label="Your e-mail address",
+        max_length=254,
+        error_messages={
+            "invalid": "That is not an e-mail address: it looks like name@example.org.",
+            "max_length": "An e-mail address has at most 254 characters (this one has "
+            "%(show_value)d).",
+        },
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    what = forms.ChoiceField(
+        label="What to receive",
+        choices=CHOICE,
+        initial="everything",
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": WHAT_ERROR, "required": WHAT_ERROR},
+    )
+    topics = topic_field()
+    authors = author_field()
+    frequency = forms.ChoiceField(
+        label="How often",
+        choices=Subscriber.Frequency.choices,
+        initial=Subscriber.Frequency.EACH,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": HOW_OFTEN_ERROR, "required": HOW_OFTEN_ERROR},
+    )
+    corrections = forms.BooleanField(
+        label="Tell me when a story I was sent is corrected", required=False, initial=True
+    )
+    # Hidden from people (CSS and aria-hidden); bots that fill every field fill it.
+    website = forms.CharField(required=False, label="Leave this empty")
+
+
+class PreferencesForm(ChoicesMixin, forms.ModelForm):
+    what = forms.ChoiceField(label="What to receive", choices=CHOICE, widget=forms.RadioSelect)
+    topics = topic_field()
+    authors = author_field()
+    paused = forms.BooleanField(
+        label="Pause: send me nothing until I come back here", required=False
+    )
+
+    class Meta:
+        model = Subscriber
+        fields = ["frequency", "topics", "authors", "corrections"]
+        widgets = {"frequency": forms.RadioSelect}
+        labels = {"frequency": "How often"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        subscriber = self.instance
+        self.fields["what"].initial = "everything" if subscriber.everything else "chosen"
+        self.fields["paused"].initial = subscriber.state == Subscriber.State.PAUSED
+
+    def save(self, commit=True):
+        subscriber = super().save(commit=False)
+        subscriber.everything = self.cleaned_data["what"] == "everything"
+        if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):
+            paused = self.cleaned_data["paused"]
+            subscriber.state = Subscriber.State.PAUSED if paused else Subscriber.State.ACTIVE
+        subscriber.save()
+        self.save_m2m()
+        return subscriber

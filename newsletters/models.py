@@ -1,0 +1,129 @@
+"""Readers who get Skillo by e-mail: who they are, what they chose, and the sign-ups
+counted against mail bombing through the form."""
+
+import hashlib
+import hmac
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from news.models import Tag
+from people.models import Author
+
+
+def new_key():
+    return secrets.token_urlsafe(18)
+
+
+def digest(value):
+    """A keyed hash of an address or a client: what rate limits and the suppression list
+    keep instead of the thing itself."""
+    return hmac.new(
+        settings.SECRET_KEY.encode(), value.strip().lower().encode(), hashlib.sha256
+    ).hexdigest()
+
+
+class SubscriberQuerySet(models.QuerySet):
+    def with_address(self, email):
+        return self.filter(email__iexact=email.strip())
+
+
+class Subscriber(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for confirmation"
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        UNSUBSCRIBED = "unsubscribed", "Unsubscribed"
+        BOUNCED = "bounced", "Bounced"
+        COMPLAINED = "complained", "Marked as spam"
+
+    class Frequency(models.TextChoices):
+        EACH = "each", "Each story as it is published"
+        DAILY = "daily", "A daily digest"
+        WEEKLY = "weekly", "A weekly digest"
+
+    email = models.EmailField("e-mail address", max_length=254)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
+    frequency = models.CharField(max_length=10, choices=Frequency.choices, default=Frequency.EACH)
+    everything = models.BooleanField(
+        "the whole site",
+        default=True,
+        help_text="Every story; otherwise the chosen topics and authors.",
+    )
+    topics = models.ManyToManyField(Tag, blank=True, related_name="+")
+    authors = models.ManyToManyField(Author, blank=True, related_name="+")
+    corrections = models.BooleanField(
+        "tell me about corrections",
+        default=True,
+        help_text="A short follow-up when a story they were sent is corrected.",
+    )
+    # In every signed link (newsletters.links): a new key makes every link sent before
+    # stop working.
+    key = models.CharField(max_length=32, default=new_key, editable=False)
+    # The confirmation link in flight; emptied once followed, so that it works once.
+    confirm_nonce = models.CharField(max_length=32, blank=True, editable=False)
+    source = models.CharField(
+        max_length=100,
+        default="form",
+        help_text="Where the consent came from: the form, an import.",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    confirmed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    left_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = SubscriberQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(Lower("email"), name="one_subscriber_per_address"),
+        ]
+
+    def __str__(self):
+        return self.email
+
+    @property
+    def receives_mail(self):
+        return self.state == self.State.ACTIVE
+
+    @property
+    def suppressed(self):
+        """Never mailed again, whatever the form is sent: the address bounced or its
+        owner marked Skillo as spam."""
+        return self.state in (self.State.BOUNCED, self.State.COMPLAINED)
+
+    def start_confirmation(self):
+        """A new confirmation link (the one before stops working); saved by the caller."""
+        self.confirm_nonce = secrets.token_urlsafe(12)
+        return self.confirm_nonce
+
+    def confirm(self):
+        self.state = self.State.ACTIVE
+        self.confirm_nonce = ""
+        self.confirmed_at = timezone.now()
+        self.left_at = None
+        self.save(update_fields=["state", "confirm_nonce", "confirmed_at", "left_at"])
+
+    def leave(self):
+        if self.state in (self.State.UNSUBSCRIBED, self.State.BOUNCED, self.State.COMPLAINED):
+            return False
+        self.state = self.State.UNSUBSCRIBED
+        self.left_at = timezone.now()
+        self.confirm_nonce = ""
+        self.save(update_fields=["state", "left_at", "confirm_nonce"])
+        return True
+
+
+class SignUp(models.Model):
+    """One use of the sign-up form, by a keyed hash of the address and of the client:
+    enough to refuse the hundredth in an hour, nothing to learn an address from."""
+
+    address = models.CharField(max_length=64, db_index=True)
+    client = models.CharField(max_length=64, db_index=True)
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self):
+        return f"sign-up at {self.at:%Y-%m-%d %H:%M}"

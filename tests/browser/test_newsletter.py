@@ -1,0 +1,78 @@
+"""The newsletter in a real browser, on a phone: sign up for chosen topics, confirm from
+the e-mail a real SMTP server received, then pause from the preferences page."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from newsletters.models import Subscriber
+
+from ..background_tasks import run_queued
+from ..mail_server import mail_server  # noqa: F401 (a fixture)
+from .test_editing import screenshots_on_failure
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LINK = re.compile(r"https?://\S+?(/newsletter/\S+/)")
+AXE = "async () => await axe.run(document, {resultTypes: ['violations']})"
+
+
+def no_overflow(page):
+    return (
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        <= 0
+    )
+
+
+def check_page(page, axe_source):
+    assert no_overflow(page)
+    page.evaluate(axe_source)
+    assert [v["id"] for v in page.evaluate(AXE)["violations"]] == []
+
+
+def test_a_reader_signs_up_confirms_and_pauses_on_a_phone(
+    browser,
+    site,
+    artifacts,
+    axe_source,
+    mail_server,  # noqa: F811
+):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        with screenshots_on_failure(artifacts, "newsletter", page):
+            page.goto(f"{site}/newsletter/")
+            check_page(page, axe_source)
+            page.fill("input[name=email]", "reader@example.org")
+            page.get_by_label("Only the topics and authors I choose").check()
+            page.locator(".newsletter-choices summary").click()
+            page.get_by_label("Rust", exact=True).check()
+            page.get_by_label("A weekly digest").check()
+            page.get_by_role("button", name="Subscribe").click()
+            expect(page.locator("h1")).to_have_text("Check your inbox")
+            assert Subscriber.objects.get().state == Subscriber.State.PENDING
+
+            run_queued()  # the worker: the confirmation (and the demo's own tasks)
+            (message,) = mail_server.to("reader@example.org")
+            body = message.get_payload()[0].get_payload(decode=True).decode()
+            (confirm,) = LINK.findall(body)
+            page.goto(site + confirm)
+            check_page(page, axe_source)
+            page.get_by_role("button", name="Yes, subscribe me").click()
+            expect(page.locator("h1")).to_have_text("You are subscribed")
+            expect(page.locator(".lede")).to_contain_text("a weekly digest")
+
+            from newsletters.links import preferences_url
+
+            subscriber = Subscriber.objects.get()
+            page.goto(site + LINK.search(preferences_url(subscriber))[1])
+            check_page(page, axe_source)
+            page.get_by_label("Pause: send me nothing until I come back here").check()
+            page.get_by_role("button", name="Save").click()
+            expect(page.locator(".form-saved")).to_contain_text("Saved")
+            subscriber.refresh_from_db()
+            assert subscriber.state == Subscriber.State.PAUSED
+            page.screenshot(path=artifacts / "newsletter-preferences-phone.png", full_page=True)
+    finally:
+        context.close()
