@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class NewslettersConfig(AppConfig):
     name = "newsletters"
     verbose_name = "Newsletters"
+
+    def ready(self):
+        from . import stories  # noqa: F401 (its receiver)

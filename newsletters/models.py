@@ -127,3 +127,74 @@ class SignUp(models.Model):
 
     def __str__(self):
         return f"sign-up at {self.at:%Y-%m-%d %H:%M}"
+
+
+class Issue(models.Model):
+    """One newsletter mailing: a story as it is published (kind "story"), a digest or a
+    one-off. A story has one issue for ever, so a story published again after it was
+    unpublished is not sent again."""
+
+    class Kind(models.TextChoices):
+        STORY = "story", "A story as it is published"
+        DAILY = "daily", "Daily digest"
+        WEEKLY = "weekly", "Weekly digest"
+        ONE_OFF = "one-off", "One-off"
+
+    class State(models.TextChoices):
+        PLANNED = "planned", "Planned"
+        SENDING = "sending", "Sending"
+        SENT = "sent", "Sent"
+        CANCELLED = "cancelled", "Cancelled"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PLANNED)
+    article = models.ForeignKey(
+        "news.Article", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    subject = models.CharField(max_length=300)
+    due_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    recipients = models.PositiveIntegerField(default=0, editable=False)
+    sent_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-due_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article"],
+                condition=models.Q(kind="story"),
+                name="one_story_issue_per_article",
+            )
+        ]
+
+    def __str__(self):
+        return self.subject
+
+
+class Delivery(models.Model):
+    """One e-mail of an issue to one subscriber: at most one per pair (the constraint),
+    marked sent in the same instant the mail server is told to take it
+    (newsletters.sending)."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENT = "sent", "Sent"
+        DEFERRED = "deferred", "Deferred (the server asked to try later)"
+        FAILED = "failed", "Refused by the server"
+        SKIPPED = "skipped", "Skipped (left or paused before it was sent)"
+
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="deliveries")
+    subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issue", "subscriber"], name="one_mail_per_issue")
+        ]
+        indexes = [models.Index(fields=["issue", "state"])]
+        verbose_name_plural = "deliveries"
+
+    def __str__(self):
+        return f"{self.issue} to {self.subscriber}"

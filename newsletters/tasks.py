@@ -3,11 +3,14 @@ transaction of the change that causes it."""
 
 from datetime import timedelta
 
+from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
 
-from . import mail
-from .models import SignUp, Subscriber
+from news.models import Article
+
+from . import issues, mail
+from .models import Issue, SignUp, Subscriber
 
 # Sign-ups never confirmed are forgotten after this long (nothing kept without consent).
 FORGET_PENDING_AFTER = timedelta(days=30)
@@ -41,3 +44,43 @@ def forget_old_sign_ups():
         state=Subscriber.State.PENDING, created_at__lt=now - FORGET_PENDING_AFTER
     ).delete()
     return {"sign_ups": counted, "pending": pending}
+
+
+@task
+def send_issue(issue_id):
+    """Plan an issue's deliveries, one per recipient, then queue their batches. Safe to
+    run twice: a delivery exists once per pair, batches are queued once."""
+    issue = Issue.objects.get(pk=issue_id)
+    if issue.state != Issue.State.PLANNED:
+        return "already planned"
+    article = issues.story_article(issue)
+    if article is None:
+        issues.cancel(issue)
+        return "cancelled: the story is not public"
+    if not isinstance(article, Article):
+        send_issue.using(run_after=article).enqueue(issue.pk)  # rescheduled for later
+        return "rescheduled"
+    issues.plan_deliveries(issue, article)
+    with transaction.atomic():
+        issue = Issue.objects.select_for_update().get(pk=issue.pk)
+        if issue.state != Issue.State.PLANNED:
+            return "already planned"
+        count = 0
+        for first, last, when in issues.batches(issue):
+            (send_batch.using(run_after=when) if when else send_batch).enqueue(
+                issue.pk, first, last
+            )
+            count += 1
+        issue.state = Issue.State.SENDING
+        issue.recipients = issue.deliveries.count()
+        issue.save(update_fields=["state", "recipients"])
+    if not count:
+        issues.finish(issue.pk)
+    return f"{issue.recipients} recipients in {count} batches"
+
+
+@task
+def send_batch(issue_id, first_id, last_id):
+    """Send the queued deliveries of an issue with ids from first_id to last_id, over
+    one connection to the mail server."""
+    return issues.send(issue_id, first_id, last_id)

@@ -408,3 +408,14 @@ NEWSLETTER_FROM_EMAIL = os.environ.get("NEWSLETTER_FROM_EMAIL", DEFAULT_FROM_EMA
 NEWSLETTER_CONFIRM_HOURS = int(os.environ.get("NEWSLETTER_CONFIRM_HOURS", "48"))
 NEWSLETTER_SIGNUPS_PER_ADDRESS = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_ADDRESS", "3"))
 NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIENT", "30"))
+# Sending: messages per batch (one SMTP connection each), and at most this many an hour
+# over all batches (0: as fast as the workers go; a provider's limit otherwise).
+NEWSLETTER_BATCH_SIZE = int(os.environ.get("NEWSLETTER_BATCH_SIZE", "200"))
+NEWSLETTER_MAX_PER_HOUR = int(os.environ.get("NEWSLETTER_MAX_PER_HOUR", "0"))
+# A mailto: for List-Unsubscribe beside the one-click URL, if one is read.
+NEWSLETTER_UNSUBSCRIBE_MAILTO = os.environ.get("NEWSLETTER_UNSUBSCRIBE_MAILTO", "")
+# DKIM signing of the newsletter over SMTP (dkimpy): a PEM RSA key; `manage.py
+# dkim_record` prints the DNS record to publish at SELECTOR._domainkey.DOMAIN.
+DKIM_DOMAIN = os.environ.get("DKIM_DOMAIN", "")
+DKIM_SELECTOR = os.environ.get("DKIM_SELECTOR", "skillo")
+DKIM_PRIVATE_KEY_FILE = os.environ.get("DKIM_PRIVATE_KEY_FILE", "")

@@ -1,0 +1,106 @@
+"""The e-mail of a story: HTML from a template with its CSS inlined (css-inline: mail
+clients drop <style> blocks; inlining is one function, where MJML would add a second
+template language), a plain-text part, the headers bulk senders must carry (RFC 8058's
+one-click unsubscribe, List-Id), a Message-ID made from the issue and the subscriber,
+and a DKIM signature over all of them when a key is configured."""
+
+from email.utils import formatdate
+from functools import cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import css_inline
+import dkim
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+
+from news.templatetags.news import with_images
+
+from .links import absolute, preferences_url, unsubscribe_url
+
+SIGNED_HEADERS = [
+    b"from", b"to", b"subject", b"date", b"message-id", b"list-id",
+    b"list-unsubscribe", b"list-unsubscribe-post", b"mime-version", b"content-type",
+]  # fmt: skip
+
+
+def site_host():
+    return urlsplit(settings.SKILLO_SITE_URL).hostname or "localhost"
+
+
+def list_unsubscribe(subscriber):
+    targets = [f"<{unsubscribe_url(subscriber)}>"]
+    if settings.NEWSLETTER_UNSUBSCRIBE_MAILTO:
+        targets.append(f"<mailto:{settings.NEWSLETTER_UNSUBSCRIBE_MAILTO}?subject=unsubscribe>")
+    return ", ".join(targets)
+
+
+def story_context(article):
+    """What every subscriber's copy of a story shares (rendered once per batch)."""
+    base = settings.SKILLO_SITE_URL.rstrip("/")
+    lead = None
+    if article.lead_image_id and article.lead_image.renditions_ready:
+        from images.templatetags.images import feed_rendition
+
+        lead = feed_rendition(article.lead_image)
+    return {
+        "article": article,
+        "url": absolute(article.get_absolute_url()),
+        "body": with_images(article.body_html, base),
+        "lead": lead,
+        "base": base,
+    }
+
+
+def story(issue, shared, subscriber):
+    """The story's e-mail to one subscriber, as bytes ready for the wire."""
+    context = {
+        **shared,
+        "subscriber": subscriber,
+        "preferences_url": preferences_url(subscriber),
+        "unsubscribe_url": unsubscribe_url(subscriber),
+    }
+    mail = EmailMultiAlternatives(
+        subject=issue.subject,
+        body=render_to_string("newsletters/mail/story.txt", context),
+        from_email=settings.NEWSLETTER_FROM_EMAIL,
+        to=[subscriber.email],
+        headers={
+            "Message-ID": f"<issue-{issue.pk}.subscriber-{subscriber.pk}@{site_host()}>",
+            "Date": formatdate(localtime=False, usegmt=True),
+            "List-Id": f"Skillo newsletter <newsletter.{site_host()}>",
+            "List-Unsubscribe": list_unsubscribe(subscriber),
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+    html = css_inline.inline(render_to_string("newsletters/mail/story.html", context))
+    mail.attach_alternative(html, "text/html")
+    return mail
+
+
+def as_bytes(mail):
+    message = mail.message()
+    # Lines up to SMTP's 998: a List-Unsubscribe URL cannot be folded, and folding it
+    # into encoded words would make it unreadable to mail clients.
+    data = message.as_bytes(policy=message.policy.clone(linesep="\r\n", max_line_length=998))
+    return sign(data)
+
+
+@cache
+def _private_key(path):
+    return Path(path).read_bytes()
+
+
+def sign(data):
+    """``data`` with a DKIM-Signature header first, when DKIM_PRIVATE_KEY_FILE is set."""
+    if not settings.DKIM_PRIVATE_KEY_FILE:
+        return data
+    signature = dkim.sign(
+        data,
+        selector=settings.DKIM_SELECTOR.encode(),
+        domain=settings.DKIM_DOMAIN.encode(),
+        privkey=_private_key(settings.DKIM_PRIVATE_KEY_FILE),
+        include_headers=SIGNED_HEADERS,
+    )
+    return signature.replace(b"\n", b"\r\n").replace(b"\r\r\n", b"\r\n") + data

@@ -1,0 +1,148 @@
+"""Sending an issue: its deliveries planned in chunks (never every subscriber in memory),
+then sent in batches over one connection each, paced to NEWSLETTER_MAX_PER_HOUR."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from news.models import Article
+
+from . import compose
+from .models import Delivery, Issue, Subscriber
+from .sending import Refused, transport
+
+CHUNK = 2000
+
+
+def story_article(issue):
+    """The issue's article if it is public now; None if it will never be (unpublished,
+    deleted); its publication time if it is scheduled for later."""
+    article = Article.objects.filter(pk=issue.article_id).select_related("lead_image").first()
+    if article is None or article.status != Article.Status.PUBLISHED:
+        return None
+    if article.published_at > timezone.now():
+        return article.published_at
+    return article
+
+
+def cancel(issue):
+    Issue.objects.filter(pk=issue.pk, state=Issue.State.PLANNED).update(state=Issue.State.CANCELLED)
+
+
+def story_recipients(article):
+    """The active subscribers who get each story, of this one's topics or authors."""
+    through_topics = Subscriber.topics.through.objects.filter(
+        subscriber=OuterRef("pk"), tag__in=article.tags.values("pk")
+    )
+    through_authors = Subscriber.authors.through.objects.filter(
+        subscriber=OuterRef("pk"), author__in=article.authorships.values("author")
+    )
+    return Subscriber.objects.filter(
+        Q(everything=True) | Exists(through_topics) | Exists(through_authors),
+        state=Subscriber.State.ACTIVE,
+        frequency=Subscriber.Frequency.EACH,
+    )
+
+
+def plan_deliveries(issue, article):
+    """A delivery for each recipient, written in chunks; safe to run again (one per
+    pair)."""
+    chunk = []
+    recipients = story_recipients(article).order_by("pk").values_list("pk", flat=True)
+    for subscriber_id in recipients.iterator(CHUNK):
+        chunk.append(Delivery(issue_id=issue.pk, subscriber_id=subscriber_id))
+        if len(chunk) == CHUNK:
+            Delivery.objects.bulk_create(chunk, ignore_conflicts=True)
+            chunk = []
+    Delivery.objects.bulk_create(chunk, ignore_conflicts=True)
+
+
+def batches(issue):
+    """(first id, last id, when it may start) of each batch of the issue's deliveries:
+    NEWSLETTER_BATCH_SIZE each, the n-th after n batches' worth of
+    NEWSLETTER_MAX_PER_HOUR (at once when no rate is set)."""
+    size, rate = settings.NEWSLETTER_BATCH_SIZE, settings.NEWSLETTER_MAX_PER_HOUR
+    start = timezone.now()
+    ids = issue.deliveries.order_by("pk").values_list("pk", flat=True).iterator(CHUNK)
+    number, first, count = 0, None, 0
+
+    def when():
+        return start + timedelta(hours=number * size / rate) if rate and number else None
+
+    for delivery_id in ids:
+        first = delivery_id if first is None else first
+        count, last = count + 1, delivery_id
+        if count == size:
+            yield first, last, when()
+            number, first, count = number + 1, None, 0
+    if first is not None:
+        yield first, last, when()
+
+
+def send(issue_id, first_id, last_id):
+    issue = Issue.objects.get(pk=issue_id)
+    if issue.state == Issue.State.CANCELLED:
+        return "cancelled"
+    article = story_article(issue)
+    if not isinstance(article, Article):
+        Delivery.objects.filter(
+            issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
+        ).update(state=Delivery.State.SKIPPED, error="The story is no longer public.")
+        return "the story is no longer public"
+    queued = (
+        Delivery.objects.filter(
+            issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
+        )
+        .select_related("subscriber")
+        .order_by("pk")
+    )
+    deferred = sent = 0
+    shared = compose.story_context(article)
+    with transport() as carrier:
+        for delivery in queued:
+            subscriber = delivery.subscriber
+            if not subscriber.receives_mail:
+                mark(delivery, Delivery.State.SKIPPED)
+                continue
+            mail = compose.story(issue, shared, subscriber)
+            data = compose.as_bytes(mail) if carrier.raw else mail
+            try:
+                if carrier.send(mail.from_email, subscriber.email, data, marker(delivery)):
+                    sent += 1
+            except Refused as refusal:
+                if refusal.permanent:
+                    mark(delivery, Delivery.State.FAILED, str(refusal))
+                else:
+                    mark(delivery, Delivery.State.QUEUED, str(refusal))
+                    deferred += 1
+    finish(issue.pk)
+    if deferred:
+        # The worker tries the batch again with back-off; what was sent stays sent.
+        raise ConnectionError(f"{deferred} message(s) deferred by the mail server")
+    return sent
+
+
+def marker(delivery):
+    def mark_sent():
+        return (
+            Delivery.objects.filter(pk=delivery.pk, state=Delivery.State.QUEUED).update(
+                state=Delivery.State.SENT, sent_at=timezone.now(), error=""
+            )
+            == 1
+        )
+
+    return mark_sent
+
+
+def mark(delivery, state, error=""):
+    Delivery.objects.filter(pk=delivery.pk).update(state=state, error=error[:500])
+
+
+def finish(issue_id):
+    """Sent once none of its deliveries is queued."""
+    if not Delivery.objects.filter(issue_id=issue_id, state=Delivery.State.QUEUED).exists():
+        Issue.objects.filter(pk=issue_id, state=Issue.State.SENDING).update(
+            state=Issue.State.SENT, sent_at=timezone.now()
+        )

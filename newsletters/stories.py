@@ -1,0 +1,44 @@
+"""Each story goes to its subscribers when it is published, scheduled ones at their time:
+news.purge's ``articles_changed`` (after the commit) says when an article becomes public
+or is scheduled, and an issue is planned for it. One issue per article, ever: a story
+published again after it was unpublished is not mailed twice."""
+
+from django.db import transaction
+from django.dispatch import receiver
+from django.utils import timezone
+
+from news.purge import articles_changed
+
+from .models import Issue
+from .tasks import send_issue
+
+
+def publication_time(old, new):
+    """When the change makes the article public: now, its scheduled time, or None."""
+    if new is None:
+        return None
+    if new.public and not (old is not None and old.public):
+        return timezone.now()
+    if new.scheduled and (old is None or not old.scheduled or old.published_at != new.published_at):
+        return new.published_at
+    return None
+
+
+@receiver(articles_changed)
+def plan_stories(sender, changes, **kwargs):
+    for pk, (old, new) in changes.items():
+        due = publication_time(old, new)
+        if due is None:
+            continue
+        with transaction.atomic():
+            issue, created = Issue.objects.select_for_update().get_or_create(
+                kind=Issue.Kind.STORY,
+                article_id=pk,
+                defaults={"subject": new.title, "due_at": due},
+            )
+            if not created:
+                if issue.state != Issue.State.PLANNED:
+                    continue  # sent (or cancelled) once: never again
+                issue.due_at, issue.subject = due, new.title
+                issue.save(update_fields=["due_at", "subject"])
+            send_issue.using(run_after=due).enqueue(issue.pk)

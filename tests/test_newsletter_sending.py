@@ -1,0 +1,242 @@
+"""Each story by e-mail (issue 29): sent once to the subscribers of its topics and
+authors when it is published, through a real SMTP server, with one-click unsubscribe
+headers and a DKIM signature that dkimpy verifies; a draft is never mailed, a scheduled
+story goes at its time, and a mark that fails leaves the server nothing to deliver."""
+
+import re
+import subprocess
+from datetime import timedelta
+from io import StringIO
+
+import dkim
+import pytest
+import time_machine
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from news.models import Article
+from newsletters import sending
+from newsletters.dkim_keys import dns_record
+from newsletters.models import Delivery, Issue, Subscriber
+from people.models import Author
+
+from .background_tasks import run_queued
+from .factories import ArticleFactory
+from .mail_server import mail_server  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def subscriber(email, **fields):
+    topics, authors = fields.pop("topics", []), fields.pop("authors", [])
+    fields.setdefault("state", Subscriber.State.ACTIVE)
+    fields.setdefault("everything", not (topics or authors))
+    person = Subscriber.objects.create(email=email, **fields)
+    person.topics.set(topics)
+    person.authors.set(authors)
+    return person
+
+
+def recipients(server):
+    return sorted(message["To"] for message in server.messages())
+
+
+def test_a_story_goes_to_the_subscribers_of_its_topics_and_authors_once(mail_server):  # noqa: F811
+    ada = Author.objects.create(name="Ada Lovelace", slug="ada")
+    rust = ArticleFactory(draft=True, tags=["rust"]).tags.get()
+    go = ArticleFactory(draft=True, tags=["go"]).tags.get()
+    subscriber("all@example.org")
+    subscriber("rust@example.org", topics=[rust])
+    subscriber("ada@example.org", authors=[ada])
+    subscriber("go@example.org", topics=[go])
+    subscriber("daily@example.org", frequency=Subscriber.Frequency.DAILY)
+    subscriber("paused@example.org", state=Subscriber.State.PAUSED)
+    subscriber("pending@example.org", state=Subscriber.State.PENDING)
+    subscriber("left@example.org", state=Subscriber.State.UNSUBSCRIBED)
+    ArticleFactory(title="Rust 1.90 ships", tags=["rust"], authors=[ada])
+    run_queued()
+    assert recipients(mail_server) == ["ada@example.org", "all@example.org", "rust@example.org"]
+    assert {m["Subject"] for m in mail_server.messages()} == {"Rust 1.90 ships"}
+    run_queued()  # nothing is sent twice
+    assert len(mail_server.messages()) == 3
+    assert Issue.objects.get(article__title="Rust 1.90 ships").state == Issue.State.SENT
+
+
+def test_a_draft_is_never_mailed(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    article = ArticleFactory(draft=True)
+    article.title = "Still a draft"
+    article.save()
+    run_queued()
+    assert mail_server.messages() == []
+    assert not Issue.objects.exists()
+
+
+def test_a_scheduled_story_goes_at_its_time_not_before(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    article = ArticleFactory(scheduled=True)
+    run_queued()
+    assert mail_server.messages() == []
+    with time_machine.travel(article.published_at + timedelta(minutes=1)):
+        run_queued()
+    assert recipients(mail_server) == ["all@example.org"]
+
+
+def test_a_story_published_again_after_an_unpublish_is_not_sent_twice(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    article = ArticleFactory()
+    run_queued()
+    article.status = Article.Status.DRAFT
+    article.save()
+    article.status = Article.Status.PUBLISHED
+    article.save()
+    run_queued()
+    assert len(mail_server.messages()) == 1
+
+
+def test_a_story_unpublished_before_its_send_is_sent_to_no_one(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    article = ArticleFactory()
+    Article.objects.filter(pk=article.pk).update(status=Article.Status.DRAFT)
+    run_queued()
+    assert mail_server.messages() == []
+    assert Issue.objects.get().state == Issue.State.CANCELLED
+
+
+def test_every_mail_carries_one_click_unsubscribe_that_works(mail_server):  # noqa: F811
+    person = subscriber("all@example.org")
+    ArticleFactory()
+    run_queued()
+    (message,) = mail_server.messages()
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    (url,) = re.findall(r"<(https?://[^>]+)>", message["List-Unsubscribe"])
+    assert url.startswith("https://") or url.startswith("http://")
+    path = "/" + url.split("://", 1)[1].split("/", 1)[1]
+    response = Client(enforce_csrf_checks=True).post(
+        path, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 200
+    person.refresh_from_db()
+    assert person.state == Subscriber.State.UNSUBSCRIBED
+
+
+def test_the_mail_has_an_inlined_html_part_and_a_plain_text_one(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    ArticleFactory(title="Go 1.24", body="## What changed\n\nGenerics got *faster*.")
+    run_queued()
+    (message,) = mail_server.messages()
+    parts = {part.get_content_type(): part for part in message.walk()}
+    text = parts["text/plain"].get_payload(decode=True).decode()
+    html = parts["text/html"].get_payload(decode=True).decode()
+    assert "Generics got faster." in text and "/newsletter/unsubscribe/" in text
+    assert "<style" not in html and 'style="' in html
+    assert "<em>faster</em>" in html
+    assert message["Message-ID"].startswith("<issue-")
+
+
+@pytest.fixture
+def dkim_key(tmp_path, settings):
+    path = tmp_path / "dkim.pem"
+    subprocess.run(
+        ["openssl", "genrsa", "-traditional", "-out", str(path), "2048"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    settings.DKIM_DOMAIN = "news.example.org"
+    settings.DKIM_SELECTOR = "mail2026"
+    settings.DKIM_PRIVATE_KEY_FILE = str(path)
+    return path
+
+
+def test_the_mail_is_dkim_signed_over_its_unsubscribe_headers(mail_server, dkim_key):  # noqa: F811
+    subscriber("all@example.org")
+    ArticleFactory()
+    run_queued()
+    (message,) = mail_server.messages()
+    signature = message["DKIM-Signature"]
+    signed = re.search(r"h=([^;]+);", re.sub(r"\s+", "", signature))[1].lower().split(":")
+    assert {"list-unsubscribe", "list-unsubscribe-post", "from", "subject"} <= set(signed)
+    record = dns_record(dkim_key.read_bytes()).encode()
+
+    def dns(name, timeout=5):
+        assert name == b"mail2026._domainkey.news.example.org."
+        return record
+
+    assert dkim.verify(message.as_bytes(), dnsfunc=dns)
+
+
+def test_dkim_record_prints_the_record_to_publish(dkim_key):
+    out = StringIO()
+    call_command("dkim_record", stdout=out)
+    assert out.getvalue().startswith("mail2026._domainkey.news.example.org. IN TXT (")
+    value = "".join(re.findall(r'"([^"]*)"', out.getvalue()))
+    assert value == dns_record(dkim_key.read_bytes())
+
+
+def test_a_mark_that_fails_leaves_the_server_nothing_and_the_retry_sends_once(
+    mail_server,  # noqa: F811
+    monkeypatch,
+):
+    subscriber("all@example.org")
+    ArticleFactory()
+    real = sending.SMTPTransport.send
+    calls = []
+
+    def fail_first_mark(self, sender, recipient, data, mark_sent):
+        def mark():
+            calls.append(recipient)
+            if len(calls) == 1:
+                raise ConnectionError("the database went away")
+            return mark_sent()
+
+        return real(self, sender, recipient, data, mark)
+
+    monkeypatch.setattr(sending.SMTPTransport, "send", fail_first_mark)
+    run_queued()
+    # The connection was dropped mid-message: the server delivered nothing.
+    assert mail_server.messages() == []
+    assert Delivery.objects.get().state == Delivery.State.QUEUED
+    with time_machine.travel(timezone.now() + timedelta(hours=1)):
+        run_queued()
+    assert recipients(mail_server) == ["all@example.org"]
+    assert Delivery.objects.get().state == Delivery.State.SENT
+
+
+def test_a_refused_address_is_marked_failed_and_the_rest_are_sent(mail_server, monkeypatch):  # noqa: F811
+    subscriber("good@example.org")
+    subscriber("bad@example.org")
+    real = sending.SMTPTransport.send
+
+    def refuse_bad(self, sender, recipient, data, mark_sent):
+        if recipient == "bad@example.org":
+            raise sending.Refused(550, "5.1.1 no such user")
+        return real(self, sender, recipient, data, mark_sent)
+
+    monkeypatch.setattr(sending.SMTPTransport, "send", refuse_bad)
+    ArticleFactory()
+    run_queued()
+    assert recipients(mail_server) == ["good@example.org"]
+    failed = Delivery.objects.get(subscriber__email="bad@example.org")
+    assert failed.state == Delivery.State.FAILED and "no such user" in failed.error
+
+
+def test_batches_are_paced_to_the_hourly_rate(settings):
+    settings.NEWSLETTER_BATCH_SIZE = 2
+    settings.NEWSLETTER_MAX_PER_HOUR = 4
+    for n in range(5):
+        subscriber(f"reader{n}@example.org")
+    ArticleFactory()
+    from django_tasks_db.models import DBTaskResult
+
+    from newsletters.tasks import send_issue
+
+    issue = Issue.objects.get()
+    send_issue.call(issue.pk)
+    batches = DBTaskResult.objects.filter(task_path="newsletters.tasks.send_batch")
+    assert batches.count() == 3
+    # Two messages a batch at four an hour: one batch at once, then one every 30 minutes.
+    assert batches.ready().count() == 1
+    later = sorted(row.run_after for row in batches.exclude(pk__in=batches.ready()))
+    now = timezone.now()
+    assert timedelta(minutes=29) < later[0] - now <= timedelta(minutes=30)
+    assert later[1] - later[0] == timedelta(minutes=30)
