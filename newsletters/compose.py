@@ -54,9 +54,10 @@ def story_context(article):
 
 
 def story(issue, shared, subscriber):
-    """The story's e-mail to one subscriber, as bytes ready for the wire."""
+    """The story's e-mail to one subscriber (Django's EmailMultiAlternatives)."""
     context = {
         **shared,
+        "archive_url": absolute(issue.get_absolute_url()),
         "subscriber": subscriber,
         "preferences_url": preferences_url(subscriber),
         "unsubscribe_url": unsubscribe_url(subscriber),

@@ -8,8 +8,10 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from news.models import Article
+from pagecache import purges
 
 from . import compose
+from .dependencies import ARCHIVE
 from .models import Delivery, Issue, Subscriber
 from .sending import Refused, transport
 
@@ -143,6 +145,8 @@ def mark(delivery, state, error=""):
 def finish(issue_id):
     """Sent once none of its deliveries is queued."""
     if not Delivery.objects.filter(issue_id=issue_id, state=Delivery.State.QUEUED).exists():
-        Issue.objects.filter(pk=issue_id, state=Issue.State.SENDING).update(
+        finished = Issue.objects.filter(pk=issue_id, state=Issue.State.SENDING).update(
             state=Issue.State.SENT, sent_at=timezone.now()
         )
+        if finished:
+            purges.purge({ARCHIVE()})  # the web archive lists it now

@@ -129,6 +129,19 @@ class SignUp(models.Model):
         return f"sign-up at {self.at:%Y-%m-%d %H:%M}"
 
 
+class IssueQuerySet(models.QuerySet):
+    def sent(self):
+        """What the archive shows: issues that went out, whose story is still public."""
+        from news.models import public_rule
+
+        public = {f"article__{field}": value for field, value in public_rule().items()}
+        return (
+            self.filter(state=Issue.State.SENT)
+            .filter(models.Q(article__isnull=True) | models.Q(**public))
+            .order_by("-sent_at", "-pk")
+        )
+
+
 class Issue(models.Model):
     """One newsletter mailing: a story as it is published (kind "story"), a digest or a
     one-off. A story has one issue for ever, so a story published again after it was
@@ -157,6 +170,8 @@ class Issue(models.Model):
     recipients = models.PositiveIntegerField(default=0, editable=False)
     sent_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    objects = IssueQuerySet.as_manager()
+
     class Meta:
         ordering = ["-due_at", "-pk"]
         constraints = [
@@ -169,6 +184,11 @@ class Issue(models.Model):
 
     def __str__(self):
         return self.subject
+
+    def get_absolute_url(self):
+        from django.urls import reverse
+
+        return reverse("newsletters:issue", args=[self.pk])
 
 
 class Delivery(models.Model):

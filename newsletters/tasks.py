@@ -75,7 +75,8 @@ def send_issue(issue_id):
         issue.recipients = issue.deliveries.count()
         issue.save(update_fields=["state", "recipients"])
     if not count:
-        issues.finish(issue.pk)
+        # Sent to no one is not sent: the archive leaves it out.
+        Issue.objects.filter(pk=issue.pk).update(state=Issue.State.CANCELLED)
     return f"{issue.recipients} recipients in {count} batches"
 
 

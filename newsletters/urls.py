@@ -11,4 +11,6 @@ urlpatterns = [
     path("newsletter/confirm/<str:token>/new-link/", views.new_link, name="new-link"),
     path("newsletter/preferences/<str:token>/", views.preferences, name="preferences"),
     path("newsletter/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("newsletter/archive/", views.archive, name="archive"),
+    path("newsletter/archive/<int:pk>/", views.archive_issue, name="issue"),
 ]

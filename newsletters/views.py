@@ -1,16 +1,21 @@
 from django.conf import settings
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from news.dependencies import ARTICLE, NAV
+from news.paginator import LookaheadPaginator
+from pagecache.dependencies import cached_page, depends_on
+
 from . import signups
+from .dependencies import ARCHIVE
 from .forms import PreferencesForm, SignUpForm
 from .links import Confirmation, subscriber_from, unsubscribe_url
-from .models import Subscriber
+from .models import Issue, Subscriber
 
 TOO_MANY = (
     "There have been many sign-ups from your network in the last hour; nothing was "
@@ -147,3 +152,25 @@ def unsubscribe(request, token):
         "newsletters/unsubscribe.html",
         {"subscriber": subscriber, "action": reverse("newsletters:unsubscribe", args=[token])},
     )
+
+
+@cached_page(NAV, ARCHIVE)
+def archive(request):
+    """Every issue sent, newest first: what subscribers got, for anyone to read."""
+    issues = Issue.objects.sent().select_related("article")
+    paginator = LookaheadPaginator(issues, settings.SKILLO_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    depends_on(request, *ARTICLE.each(i.article_id for i in page if i.article_id))
+    return render(
+        request,
+        "newsletters/archive.html",
+        {"page_obj": page, "issues": page.object_list, "is_paginated": page.has_other_pages()},
+    )
+
+
+@cached_page(NAV, ARCHIVE)
+def archive_issue(request, pk):
+    issue = get_object_or_404(Issue.objects.sent().select_related("article"), pk=pk)
+    if issue.article_id:
+        depends_on(request, ARTICLE(issue.article_id))
+    return render(request, "newsletters/issue.html", {"issue": issue})

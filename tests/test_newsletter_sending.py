@@ -240,3 +240,40 @@ def test_batches_are_paced_to_the_hourly_rate(settings):
     now = timezone.now()
     assert timedelta(minutes=29) < later[0] - now <= timedelta(minutes=30)
     assert later[1] - later[0] == timedelta(minutes=30)
+
+
+def test_a_sent_story_is_in_the_web_archive_with_a_page_of_its_own(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    reader = Client()
+    assert b"No newsletter has been sent yet" in reader.get("/newsletter/archive/").content
+    article = ArticleFactory(title="Rust 1.90 ships", summary="Faster builds.")
+    run_queued()
+    issue = Issue.objects.get()
+    listing = reader.get("/newsletter/archive/").content.decode()
+    assert "Rust 1.90 ships" in listing and issue.get_absolute_url() in listing
+    page = reader.get(issue.get_absolute_url()).content.decode()
+    assert "Faster builds." in page and article.get_absolute_url() in page
+    (message,) = mail_server.messages()
+    html = next(p for p in message.walk() if p.get_content_type() == "text/html")
+    assert issue.get_absolute_url() in html.get_payload(decode=True).decode()
+
+
+def test_a_story_with_no_subscriber_to_send_it_to_is_not_in_the_archive():
+    subscriber("paused@example.org", state=Subscriber.State.PAUSED)
+    ArticleFactory(title="Sent to no one")
+    run_queued()
+    assert Issue.objects.get().state == Issue.State.CANCELLED
+    assert b"Sent to no one" not in Client().get("/newsletter/archive/").content
+
+
+def test_an_unpublished_story_leaves_the_archive(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    article = ArticleFactory(title="Soon gone")
+    run_queued()
+    issue = Issue.objects.get()
+    assert issue.state == Issue.State.SENT
+    assert Client().get(issue.get_absolute_url()).status_code == 200
+    article.status = Article.Status.DRAFT
+    article.save()
+    assert Client().get(issue.get_absolute_url()).status_code == 404
+    assert b"Soon gone" not in Client().get("/newsletter/archive/").content
