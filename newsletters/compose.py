@@ -36,7 +36,7 @@ def list_unsubscribe(subscriber):
     return ", ".join(targets)
 
 
-def story_context(article):
+def story_context(article, correction=None):
     """What every subscriber's copy of a story shares (rendered once per batch)."""
     base = settings.SKILLO_SITE_URL.rstrip("/")
     lead = None
@@ -50,11 +50,15 @@ def story_context(article):
         "body": with_images(article.body_html, base),
         "lead": lead,
         "base": base,
+        "correction": correction,
+        "correction_url": absolute(correction.get_absolute_url()) if correction else "",
     }
 
 
-def story(issue, shared, subscriber):
-    """The story's e-mail to one subscriber (Django's EmailMultiAlternatives)."""
+def mail(issue, shared, subscriber):
+    """The issue's e-mail to one subscriber (Django's EmailMultiAlternatives): the story,
+    or the follow-up of its correction."""
+    template = "correction" if issue.kind == issue.Kind.CORRECTION else "story"
     context = {
         **shared,
         "archive_url": absolute(issue.get_absolute_url()),
@@ -62,9 +66,9 @@ def story(issue, shared, subscriber):
         "preferences_url": preferences_url(subscriber),
         "unsubscribe_url": unsubscribe_url(subscriber),
     }
-    mail = EmailMultiAlternatives(
+    message = EmailMultiAlternatives(
         subject=issue.subject,
-        body=render_to_string("newsletters/mail/story.txt", context),
+        body=render_to_string(f"newsletters/mail/{template}.txt", context),
         from_email=settings.NEWSLETTER_FROM_EMAIL,
         to=[subscriber.email],
         headers={
@@ -75,9 +79,9 @@ def story(issue, shared, subscriber):
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         },
     )
-    html = css_inline.inline(render_to_string("newsletters/mail/story.html", context))
-    mail.attach_alternative(html, "text/html")
-    return mail
+    html = css_inline.inline(render_to_string(f"newsletters/mail/{template}.html", context))
+    message.attach_alternative(html, "text/html")
+    return message
 
 
 def as_bytes(mail):

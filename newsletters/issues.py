@@ -33,6 +33,23 @@ def cancel(issue):
     Issue.objects.filter(pk=issue.pk, state=Issue.State.PLANNED).update(state=Issue.State.CANCELLED)
 
 
+def recipients(issue, article):
+    if issue.kind == Issue.Kind.CORRECTION:
+        return correction_recipients(article)
+    return story_recipients(article)
+
+
+def correction_recipients(article):
+    """Who was sent the story and wants to hear of its corrections."""
+    sent = Delivery.objects.filter(
+        subscriber=OuterRef("pk"),
+        issue__kind=Issue.Kind.STORY,
+        issue__article=article,
+        state=Delivery.State.SENT,
+    )
+    return Subscriber.objects.filter(Exists(sent), state=Subscriber.State.ACTIVE, corrections=True)
+
+
 def story_recipients(article):
     """The active subscribers who get each story, of this one's topics or authors."""
     through_topics = Subscriber.topics.through.objects.filter(
@@ -52,8 +69,8 @@ def plan_deliveries(issue, article):
     """A delivery for each recipient, written in chunks; safe to run again (one per
     pair)."""
     chunk = []
-    recipients = story_recipients(article).order_by("pk").values_list("pk", flat=True)
-    for subscriber_id in recipients.iterator(CHUNK):
+    ids = recipients(issue, article).order_by("pk").values_list("pk", flat=True)
+    for subscriber_id in ids.iterator(CHUNK):
         chunk.append(Delivery(issue_id=issue.pk, subscriber_id=subscriber_id))
         if len(chunk) == CHUNK:
             Delivery.objects.bulk_create(chunk, ignore_conflicts=True)
@@ -101,14 +118,14 @@ def send(issue_id, first_id, last_id):
         .order_by("pk")
     )
     deferred = sent = 0
-    shared = compose.story_context(article)
+    shared = compose.story_context(article, issue.correction)
     with transport() as carrier:
         for delivery in queued:
             subscriber = delivery.subscriber
             if not subscriber.receives_mail:
                 mark(delivery, Delivery.State.SKIPPED)
                 continue
-            mail = compose.story(issue, shared, subscriber)
+            mail = compose.mail(issue, shared, subscriber)
             data = compose.as_bytes(mail) if carrier.raw else mail
             try:
                 if carrier.send(mail.from_email, subscriber.email, data, marker(delivery)):

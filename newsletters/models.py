@@ -152,6 +152,7 @@ class Issue(models.Model):
         DAILY = "daily", "Daily digest"
         WEEKLY = "weekly", "Weekly digest"
         ONE_OFF = "one-off", "One-off"
+        CORRECTION = "correction", "A correction to a story sent"
 
     class State(models.TextChoices):
         PLANNED = "planned", "Planned"
@@ -163,6 +164,10 @@ class Issue(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.PLANNED)
     article = models.ForeignKey(
         "news.Article", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A correction follow-up: to those who were sent the story, if they asked for it.
+    correction = models.ForeignKey(
+        "news.Correction", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     subject = models.CharField(max_length=300)
     due_at = models.DateTimeField(default=timezone.now)
@@ -179,7 +184,12 @@ class Issue(models.Model):
                 fields=["article"],
                 condition=models.Q(kind="story"),
                 name="one_story_issue_per_article",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["correction"],
+                condition=models.Q(kind="correction"),
+                name="one_follow_up_per_correction",
+            ),
         ]
 
     def __str__(self):

@@ -4,9 +4,12 @@ or is scheduled, and an issue is planned for it. One issue per article, ever: a 
 published again after it was unpublished is not mailed twice."""
 
 from django.db import transaction
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
+from news import purge
+from news.models import Correction
 from news.purge import articles_changed
 
 from .models import Issue
@@ -42,3 +45,24 @@ def plan_stories(sender, changes, **kwargs):
                 issue.due_at, issue.subject = due, new.title
                 issue.save(update_fields=["due_at", "subject"])
             send_issue.using(run_after=due).enqueue(issue.pk)
+
+
+@receiver(post_save, sender=Correction)
+def plan_correction_follow_up(sender, instance, created, **kwargs):
+    """A correction (not an update) to a story: a short follow-up to those who were sent
+    it and asked to hear of corrections, after the commit."""
+    if not created or instance.kind != Correction.Kind.CORRECTION:
+        return
+
+    def plan():
+        article = instance.article
+        with transaction.atomic():
+            issue, created = Issue.objects.get_or_create(
+                kind=Issue.Kind.CORRECTION,
+                correction=instance,
+                defaults={"article": article, "subject": f"Correction: {article.title}"},
+            )
+            if created:
+                send_issue.enqueue(issue.pk)
+
+    purge.on_commit(plan)

@@ -277,3 +277,23 @@ def test_an_unpublished_story_leaves_the_archive(mail_server):  # noqa: F811
     article.save()
     assert Client().get(issue.get_absolute_url()).status_code == 404
     assert b"Soon gone" not in Client().get("/newsletter/archive/").content
+
+
+def test_a_correction_reaches_those_who_were_sent_the_story_and_asked(mail_server):  # noqa: F811
+    from news.models import Correction
+
+    subscriber("wants@example.org")
+    subscriber("no-thanks@example.org", corrections=False)
+    article = ArticleFactory(title="Go 1.24 ships")
+    run_queued()
+    subscriber("later@example.org")  # never sent the story
+    Correction.objects.create(
+        article=article, kind=Correction.Kind.CORRECTION, note="It ships in February."
+    )
+    Correction.objects.create(article=article, kind=Correction.Kind.UPDATE, note="More.")
+    run_queued()
+    follow_ups = [m for m in mail_server.messages() if m["Subject"].startswith("Correction")]
+    assert [m["To"] for m in follow_ups] == ["wants@example.org"]
+    assert follow_ups[0]["Subject"] == "Correction: Go 1.24 ships"
+    text = next(p for p in follow_ups[0].walk() if p.get_content_type() == "text/plain")
+    assert "It ships in February." in text.get_payload(decode=True).decode()
