@@ -55,10 +55,22 @@ def story_context(article, correction=None):
     }
 
 
+def digest_context(issue, stories):
+    base = settings.SKILLO_SITE_URL.rstrip("/")
+    return {
+        "issue": issue,
+        "stories": stories,
+        "base": base,
+        "url": absolute(issue.get_absolute_url()),
+    }
+
+
 def mail(issue, shared, subscriber):
     """The issue's e-mail to one subscriber (Django's EmailMultiAlternatives): the story,
     or the follow-up of its correction."""
-    template = "correction" if issue.kind == issue.Kind.CORRECTION else "story"
+    template = {issue.Kind.CORRECTION: "correction", issue.Kind.STORY: "story"}.get(
+        issue.kind, "digest"
+    )
     context = {
         **shared,
         "archive_url": absolute(issue.get_absolute_url()),

@@ -10,7 +10,7 @@ from django.utils import timezone
 from news.models import Article
 from pagecache import purges
 
-from . import compose
+from . import compose, digests
 from .dependencies import ARCHIVE
 from .models import Delivery, Issue, Subscriber
 from .sending import Refused, transport
@@ -65,11 +65,11 @@ def story_recipients(article):
     )
 
 
-def plan_deliveries(issue, article):
-    """A delivery for each recipient, written in chunks; safe to run again (one per
-    pair)."""
+def plan_deliveries(issue, subscribers):
+    """A delivery for each of ``subscribers`` (a queryset), written in chunks; safe to
+    run again (one per pair)."""
     chunk = []
-    ids = recipients(issue, article).order_by("pk").values_list("pk", flat=True)
+    ids = subscribers.order_by("pk").values_list("pk", flat=True)
     for subscriber_id in ids.iterator(CHUNK):
         chunk.append(Delivery(issue_id=issue.pk, subscriber_id=subscriber_id))
         if len(chunk) == CHUNK:
@@ -104,28 +104,41 @@ def send(issue_id, first_id, last_id):
     issue = Issue.objects.get(pk=issue_id)
     if issue.state == Issue.State.CANCELLED:
         return "cancelled"
-    article = story_article(issue)
-    if not isinstance(article, Article):
-        Delivery.objects.filter(
-            issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
-        ).update(state=Delivery.State.SKIPPED, error="The story is no longer public.")
-        return "the story is no longer public"
-    queued = (
-        Delivery.objects.filter(
-            issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
-        )
-        .select_related("subscriber")
-        .order_by("pk")
+    queued = Delivery.objects.filter(
+        issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
     )
+    if issue.is_digest:
+        found = digests.stories(issue)
+        shared = compose.digest_context(issue, found)
+        # What each subscriber chose, for their share of the stories: two queries a batch.
+        queued = queued.prefetch_related("subscriber__topics", "subscriber__authors")
+    else:
+        article = story_article(issue)
+        if not isinstance(article, Article):
+            queued.update(state=Delivery.State.SKIPPED, error="The story is no longer public.")
+            return "the story is no longer public"
+        shared = compose.story_context(article, issue.correction)
+    queued = queued.select_related("subscriber").order_by("pk")
     deferred = sent = 0
-    shared = compose.story_context(article, issue.correction)
     with transport() as carrier:
         for delivery in queued:
             subscriber = delivery.subscriber
             if not subscriber.receives_mail:
                 mark(delivery, Delivery.State.SKIPPED)
                 continue
-            mail = compose.mail(issue, shared, subscriber)
+            if issue.is_digest:
+                mine = digests.share(
+                    found,
+                    subscriber,
+                    {tag.pk for tag in subscriber.topics.all()},
+                    {author.pk for author in subscriber.authors.all()},
+                )
+                if not mine:
+                    mark(delivery, Delivery.State.SKIPPED, "None of its stories was chosen.")
+                    continue
+                mail = compose.mail(issue, {**shared, "stories": mine}, subscriber)
+            else:
+                mail = compose.mail(issue, shared, subscriber)
             data = compose.as_bytes(mail) if carrier.raw else mail
             try:
                 if carrier.send(mail.from_email, subscriber.email, data, marker(delivery)):

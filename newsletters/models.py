@@ -170,6 +170,12 @@ class Issue(models.Model):
         "news.Correction", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     subject = models.CharField(max_length=300)
+    intro = models.TextField(
+        blank=True, help_text="A few words from the editors above the stories (digests)."
+    )
+    # A digest's stories: those that went public in [period_start, period_end).
+    period_start = models.DateTimeField(null=True, blank=True)
+    period_end = models.DateTimeField(null=True, blank=True)
     due_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     recipients = models.PositiveIntegerField(default=0, editable=False)
@@ -186,6 +192,11 @@ class Issue(models.Model):
                 name="one_story_issue_per_article",
             ),
             models.UniqueConstraint(
+                fields=["kind", "period_end"],
+                condition=models.Q(kind__in=["daily", "weekly"]),
+                name="one_digest_per_period",
+            ),
+            models.UniqueConstraint(
                 fields=["correction"],
                 condition=models.Q(kind="correction"),
                 name="one_follow_up_per_correction",
@@ -199,6 +210,10 @@ class Issue(models.Model):
         from django.urls import reverse
 
         return reverse("newsletters:issue", args=[self.pk])
+
+    @property
+    def is_digest(self):
+        return self.kind in (self.Kind.DAILY, self.Kind.WEEKLY)
 
 
 class Delivery(models.Model):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from news.models import Article
 
-from . import issues, mail
+from . import digests, issues, mail
 from .models import Issue, SignUp, Subscriber
 
 # Sign-ups never confirmed are forgotten after this long (nothing kept without consent).
@@ -53,14 +53,21 @@ def send_issue(issue_id):
     issue = Issue.objects.get(pk=issue_id)
     if issue.state != Issue.State.PLANNED:
         return "already planned"
-    article = issues.story_article(issue)
-    if article is None:
-        issues.cancel(issue)
-        return "cancelled: the story is not public"
-    if not isinstance(article, Article):
-        send_issue.using(run_after=article).enqueue(issue.pk)  # rescheduled for later
-        return "rescheduled"
-    issues.plan_deliveries(issue, article)
+    if issue.is_digest:
+        found = digests.stories(issue)
+        if not found:
+            issues.cancel(issue)
+            return "cancelled: no story in its period"
+        issues.plan_deliveries(issue, digests.recipients(issue, found))
+    else:
+        article = issues.story_article(issue)
+        if article is None:
+            issues.cancel(issue)
+            return "cancelled: the story is not public"
+        if not isinstance(article, Article):
+            send_issue.using(run_after=article).enqueue(issue.pk)  # rescheduled for later
+            return "rescheduled"
+        issues.plan_deliveries(issue, issues.recipients(issue, article))
     with transaction.atomic():
         issue = Issue.objects.select_for_update().get(pk=issue.pk)
         if issue.state != Issue.State.PLANNED:
@@ -85,3 +92,18 @@ def send_batch(issue_id, first_id, last_id):
     """Send the queued deliveries of an issue with ids from first_id to last_id, over
     one connection to the mail server."""
     return issues.send(issue_id, first_id, last_id)
+
+
+@task
+def plan_digests():
+    """Periodic: the latest daily and weekly digests, planned once each (a machine that
+    was off plans only the latest of each kind)."""
+    now = timezone.now()
+    planned = []
+    for kind in (Issue.Kind.DAILY, Issue.Kind.WEEKLY):
+        end, defaults = digests.planned(kind, now)
+        issue, created = Issue.objects.get_or_create(kind=kind, period_end=end, defaults=defaults)
+        if created:
+            send_issue.using(run_after=end).enqueue(issue.pk)
+            planned.append(issue.pk)
+    return planned

@@ -11,7 +11,7 @@ from news.dependencies import ARTICLE, NAV
 from news.paginator import LookaheadPaginator
 from pagecache.dependencies import cached_page, depends_on
 
-from . import signups
+from . import digests, signups
 from .dependencies import ARCHIVE
 from .forms import PreferencesForm, SignUpForm
 from .links import Confirmation, subscriber_from, unsubscribe_url
@@ -171,6 +171,10 @@ def archive(request):
 @cached_page(NAV, ARCHIVE)
 def archive_issue(request, pk):
     issue = get_object_or_404(Issue.objects.sent().select_related("article"), pk=pk)
-    if issue.article_id:
-        depends_on(request, ARTICLE(issue.article_id))
-    return render(request, "newsletters/issue.html", {"issue": issue})
+    found = digests.stories(issue) if issue.is_digest else []
+    depends_on(
+        request,
+        *ARTICLE.each([issue.article_id] if issue.article_id else []),
+        *ARTICLE.each(article.pk for article in found),
+    )
+    return render(request, "newsletters/issue.html", {"issue": issue, "stories": found})

@@ -378,6 +378,8 @@ SKILLO_PERIODIC_TASKS = {
     "tidy-database": ("maintenance.tasks.tidy_database", timedelta(days=1)),
     # The newsletter's sign-up counts past their day, and sign-ups never confirmed.
     "forget-old-sign-ups": ("newsletters.tasks.forget_old_sign_ups", timedelta(days=1)),
+    # The newsletter's daily and weekly digests, planned an hour before they are due.
+    "plan-digests": ("newsletters.tasks.plan_digests", timedelta(minutes=15)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
@@ -410,6 +412,10 @@ NEWSLETTER_SIGNUPS_PER_ADDRESS = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_ADDR
 NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIENT", "30"))
 # Sending: messages per batch (one SMTP connection each), and at most this many an hour
 # over all batches (0: as fast as the workers go; a provider's limit otherwise).
+# Digests: at this hour of the newsroom's time zone, weekly ones on this day (0 Monday).
+NEWSLETTER_TIME_ZONE = os.environ.get("NEWSLETTER_TIME_ZONE", TIME_ZONE)
+NEWSLETTER_DIGEST_HOUR = int(os.environ.get("NEWSLETTER_DIGEST_HOUR", "7"))
+NEWSLETTER_WEEKLY_DAY = int(os.environ.get("NEWSLETTER_WEEKLY_DAY", "0"))
 NEWSLETTER_BATCH_SIZE = int(os.environ.get("NEWSLETTER_BATCH_SIZE", "200"))
 NEWSLETTER_MAX_PER_HOUR = int(os.environ.get("NEWSLETTER_MAX_PER_HOUR", "0"))
 # A mailto: for List-Unsubscribe beside the one-click URL, if one is read.
