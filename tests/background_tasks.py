@@ -30,6 +30,13 @@ def always_fails():
 
 
 @task
+def fails_noting(name):
+    """Always fails, leaving a topic per try named with the try's time (seconds)."""
+    Tag.objects.create(name=f"{name} {time.time():.3f}")
+    raise ConnectionError("the receiver did not answer")
+
+
+@task
 def about_article(pk):
     Tag.objects.get_or_create(name=Article.objects.get(pk=pk).slug)
 
