@@ -12,9 +12,9 @@ run_worker`` runs when it is configured. The tasks, ``task.enqueue()`` and
   error; one whose work no longer makes sense (background.worker.ABANDONED) fails at once;
 - a running worker renews its task's entry in RQ's started registry every few seconds
   (a thread, so a long task does not stop it); a worker killed mid-task stops renewing,
-  and once the entry is SKILLO_TASK_LEASE seconds old another worker's registry cleanup
-  finds it abandoned and RQ tries it again (as a failed try: counted, after its back-off)
-  or fails it after the last try;
+  and once it has been silent SKILLO_TASK_LEASE seconds (to the second) another worker's
+  registry cleanup finds the task abandoned and RQ tries it again (as a failed try:
+  counted, after its back-off) or fails it after the last try;
 - SIGTERM or Ctrl-C lets the running task finish, up to SKILLO_TASK_SHUTDOWN_TIMEOUT
   seconds, and takes no new one; a task cut short goes back to the front of the queue,
   the try not counted;
@@ -455,8 +455,9 @@ class RedisWorker(SimpleWorker):
             task_finished.send(sender=RedisBackend, task_result=task_result(job))
 
     def get_heartbeat_ttl(self, job):
-        # How long the task's entry in the started registry holds without a renewal.
-        return self.lease
+        # How long the task's entry in the started registry holds without a renewal: at
+        # least the lease (RQ's scores are whole seconds, rounded down).
+        return self.lease + 1
 
     def beat(self):
         """Renew the running task's lease every few seconds (and the worker's own entry),
@@ -472,10 +473,11 @@ class RedisWorker(SimpleWorker):
                 with self.connection.pipeline() as pipeline:
                     self.heartbeat(self.worker_ttl + 60, pipeline=pipeline)
                     # xx: renew only, never put back an entry the task's end removed.
+                    ttl = self.get_heartbeat_ttl(job)
                     job.started_job_registry.add_execution(
-                        execution, pipeline=pipeline, ttl=self.lease, xx=True
+                        execution, pipeline=pipeline, ttl=ttl, xx=True
                     )
-                    pipeline.expire(execution.key, self.lease)
+                    pipeline.expire(execution.key, ttl)
                     pipeline.execute()
             except RedisError as error:
                 logger.warning("%s: could not renew the task's lease: %s", self.name, error)
@@ -529,6 +531,7 @@ class RedisWorker(SimpleWorker):
     def back_to_queue(self, job, queue):
         """A task cut short by a shutdown: due again at once, the try not counted."""
         job.meta["worker_ids"] = job.meta.get("worker_ids", [])[:-1]
+        job.started_at = job.ended_at = None
         with self.connection.pipeline() as pipeline:
             self.cleanup_execution(job, pipeline=pipeline)
             queue._enqueue_job(job, pipeline=pipeline, at_front=True)

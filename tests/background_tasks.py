@@ -36,6 +36,12 @@ def fails_noting(name):
     raise ConnectionError("the receiver did not answer")
 
 
+@task(takes_context=True)
+def note_attempt(context, name):
+    """Leaves a topic naming the try it is."""
+    Tag.objects.get_or_create(name=f"{name} try {context.attempt}")
+
+
 @task
 def about_article(pk):
     Tag.objects.get_or_create(name=Article.objects.get(pk=pk).slug)

@@ -170,6 +170,19 @@ def test_with_redis_down_a_task_queued_in_a_transaction_is_lost_and_said_so(redi
         tasks.record.enqueue("refused")
 
 
+def test_a_task_runs_after_its_run_after_and_is_given_its_context(backend):
+    later = timezone.now() + timedelta(hours=1)
+    result = tasks.note_attempt.using(run_after=later).enqueue("deferred")
+    assert backend.queue("default").count == 0  # waiting in the scheduled registry
+    assert tasks.note_attempt.get_result(result.id).status == TaskResultStatus.READY
+    RedisWorker("in-process", batch=True, handle_signals=False).run()
+    assert not has_topic("deferred try 1")
+    with time_machine.travel(later + timedelta(seconds=2)):
+        RedisWorker("in-process", batch=True, handle_signals=False).run()
+    assert has_topic("deferred try 1")
+    assert tasks.note_attempt.get_result(result.id).status == TaskResultStatus.SUCCESSFUL
+
+
 # Real workers
 
 
