@@ -42,7 +42,8 @@ run: $(VENV)/.installed
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # The production configuration on this machine: gunicorn, hashed and compressed static
-# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them,
+# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis (TASKS_URL a
+# Redis task queue: docs/operations.md, "Redis queue"); without them,
 # SQLite and each process's own memory as the cache, the processes sharing their purges
 # through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
 # to stdout (a reverse proxy in front usually logs them already).
@@ -99,7 +100,7 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Install Chromium first: sudo apt-get install -y chromium"; exit 1; fi; }
 
-# The page-cache tests start a real redis-server (Debian's package) on 127.0.0.1.
+# The page-cache and Redis queue tests start a real redis-server (Debian's package) on 127.0.0.1.
 redis:
 	@command -v redis-server >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -149,7 +150,7 @@ $(AXE_CORE):
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_killed_backups.py \
-  tests/test_outage.py \
+  tests/test_outage.py tests/test_redis_queue.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py \
   tests/varnish

@@ -30,6 +30,19 @@ def always_fails():
 
 
 @task
+def fails_noting(name):
+    """Always fails, leaving a topic per try named with the try's time (seconds)."""
+    Tag.objects.create(name=f"{name} {time.time():.3f}")
+    raise ConnectionError("the receiver did not answer")
+
+
+@task(takes_context=True)
+def note_attempt(context, name):
+    """Leaves a topic naming the try it is."""
+    Tag.objects.get_or_create(name=f"{name} try {context.attempt}")
+
+
+@task
 def about_article(pk):
     Tag.objects.get_or_create(name=Article.objects.get(pk=pk).slug)
 

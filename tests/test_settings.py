@@ -59,6 +59,26 @@ def test_production_passes_the_deploy_checks(tmp_path):
     assert "no issues" in result.stdout
 
 
+TASK_BACKEND = (
+    "import django; django.setup(); from django.tasks import task_backends; "
+    "print(type(task_backends['default']).__name__)"
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "backend"), [(None, "DatabaseBackend"), ("redis://127.0.0.1:1/2", "RedisBackend")]
+)
+def test_tasks_url_picks_the_redis_queue_and_none_the_database(tmp_path, url, backend):
+    result = run(TASK_BACKEND, tmp_path, **GOOD, TASKS_URL=url)
+    assert (result.returncode, result.stdout.strip()) == (0, backend), result.stderr
+
+
+def test_a_tasks_url_that_is_not_redis_stops_the_start(tmp_path):
+    result = run("import django; django.setup()", tmp_path, **GOOD, TASKS_URL="amqp://q/")
+    assert result.returncode != 0
+    assert "TASKS_URL: unsupported queue" in result.stderr
+
+
 def test_allowing_private_addresses_makes_the_deploy_checks_warn(tmp_path):
     result = run(DEPLOY_CHECKS, tmp_path, **GOOD, ALLOW_PRIVATE_ADDRESSES="true")
     assert result.returncode != 0

@@ -357,6 +357,20 @@ SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", 
 # that causes it and no other service is needed; run by `manage.py run_worker`, which
 # `make run` and `make serve` start.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# Where a site outgrows that: TASKS_URL=redis://host:port/db queues them in Redis instead
+# (background.redis_queue, over RQ; the same tasks and the same `run_worker`). Give it a
+# database number of its own: a cache's clear() empties its whole database.
+TASKS_URL = os.environ.get("TASKS_URL", "")
+if TASKS_URL:
+    if TASKS_URL.partition("://")[0] not in {"redis", "rediss", "unix"}:
+        raise ValueError(f"TASKS_URL: unsupported queue {TASKS_URL!r} (use redis:// or rediss://)")
+    TASKS = {
+        "default": {
+            "BACKEND": "background.redis_queue.RedisBackend",
+            "QUEUES": ["default"],
+            "OPTIONS": {"URL": TASKS_URL},
+        }
+    }
 # A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
 SKILLO_TASK_RETRY_DELAY = float(os.environ.get("TASK_RETRY_DELAY", "30"))
 SKILLO_TASK_MAX_ATTEMPTS = int(os.environ.get("TASK_MAX_ATTEMPTS", "5"))

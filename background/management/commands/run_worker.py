@@ -4,6 +4,7 @@ import socket
 
 from django.core.management.base import BaseCommand
 
+from background.status import redis_backend
 from background.worker import Worker
 
 
@@ -11,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Run queued background tasks until stopped (SIGTERM or Ctrl-C lets the running "
         "task finish). Start as many as the work needs, on this machine or others that "
-        "share the database."
+        "share the database (and the Redis queue, if TASKS_URL names one)."
     )
 
     def add_arguments(self, parser):
@@ -40,4 +41,8 @@ class Command(BaseCommand):
             logger.addHandler(handler)
         logger.setLevel(logging.INFO if verbosity else logging.WARNING)
         worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
-        Worker(worker_id, queues or ["default"], interval, max_tasks, batch).run()
+        worker_class = Worker
+        if redis_backend() is not None:
+            # TASKS_URL names a Redis queue: RQ's worker, with the same semantics.
+            from background.redis_queue import RedisWorker as worker_class
+        worker_class(worker_id, queues or ["default"], interval, max_tasks, batch).run()

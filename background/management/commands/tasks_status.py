@@ -1,9 +1,8 @@
 import json
 
 from django.core.management.base import BaseCommand
-from django_tasks_db.models import DBTaskResult
 
-from background.status import queue_status
+from background.status import latest_failures, queue_status
 
 SHOWN = 10
 
@@ -18,16 +17,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, as_json, **options):
         status = queue_status()
-        failures = [
-            {
-                "id": str(row.id),
-                "task": row.task_path,
-                "finished_at": row.finished_at.isoformat() if row.finished_at else None,
-                "tries": len(row.worker_ids),
-                "error": (row.traceback.strip().splitlines() or [row.exception_class_path])[-1],
-            }
-            for row in DBTaskResult.objects.failed().order_by("-finished_at")[:SHOWN]
-        ]
+        failures = latest_failures(SHOWN)
         if as_json:
             self.stdout.write(json.dumps({**status, "latest_failures": failures}, indent=2))
             return
