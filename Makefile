@@ -37,8 +37,9 @@ run: $(VENV)/.installed
 	@echo "    admin  / admin    everything"
 	@echo "  One background worker runs beside it (manage.py run_worker); Ctrl-C stops both."
 	@echo
-	@$(PY) manage.py run_worker & worker=$$!; \
-	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' EXIT; \
+	@metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
+	$(PY) manage.py run_worker & worker=$$!; \
+	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker; rm -rf "$$metrics"' EXIT; \
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # The production configuration on this machine: gunicorn, hashed and compressed static

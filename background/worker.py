@@ -24,7 +24,7 @@ import signal
 import threading
 import time
 import traceback
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
@@ -60,6 +60,39 @@ class Abandon(Exception):
 # that cannot be imported is tried again: in a rolling deploy an old worker may take a
 # task of the new code.)
 ABANDONED = (Abandon, ObjectDoesNotExist, TypeError, ValueError)
+
+
+class ClockDrift(Exception):
+    """This machine's clock is too far from the database's for leases to hold."""
+
+
+def database_clock():
+    """The database server's own time (on another machine with PostgreSQL)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT now()")
+            return cursor.fetchone()[0]
+        cursor.execute("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')")
+        moment = datetime.fromisoformat(cursor.fetchone()[0])
+        return moment.replace(tzinfo=UTC)
+
+
+def check_clock():
+    """Refuse to start on a machine whose clock is off by more than a quarter lease:
+    leases compare the heartbeats workers write with their own clocks, so a worker
+    ahead of the others would take their running tasks, and one behind would be taken
+    for dead. Returns the drift in seconds (this machine minus the database)."""
+    before = time.monotonic()
+    theirs = database_clock()
+    mine = timezone.now() - timedelta(seconds=(time.monotonic() - before) / 2)
+    drift = (mine - theirs).total_seconds()
+    if abs(drift) > settings.SKILLO_TASK_LEASE / 4:
+        raise ClockDrift(
+            f"this machine's clock is {abs(drift):.0f} s {'ahead of' if drift > 0 else 'behind'} "
+            f"the database's; workers need clocks within {settings.SKILLO_TASK_LEASE / 4:.0f} s "
+            "of each other (TASK_LEASE / 4): run NTP (systemd-timesyncd, chrony) here"
+        )
+    return drift
 
 
 class WorkerLost(Exception):
@@ -122,6 +155,7 @@ class Worker:
 
     def run(self):
         self.install_signals()
+        check_clock()
         logger.info("%s: taking tasks from %s", self.worker_id, ", ".join(self.queues))
         beating = threading.Thread(target=self.beat, name="heartbeat", daemon=True)
         beating.start()

@@ -2,10 +2,10 @@ import logging
 import os
 import socket
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from background.status import redis_backend
-from background.worker import Worker
+from background.worker import ClockDrift, Worker
 
 
 class Command(BaseCommand):
@@ -45,4 +45,7 @@ class Command(BaseCommand):
         if redis_backend() is not None:
             # TASKS_URL names a Redis queue: RQ's worker, with the same semantics.
             from background.redis_queue import RedisWorker as worker_class
-        worker_class(worker_id, queues or ["default"], interval, max_tasks, batch).run()
+        try:
+            worker_class(worker_id, queues or ["default"], interval, max_tasks, batch).run()
+        except ClockDrift as error:
+            raise CommandError(f"The worker did not start: {error}.") from error
