@@ -9,6 +9,7 @@ Django's own write: its permissions and upload moves), which is linked into plac
 complete and removed whatever happens."""
 
 import contextlib
+import errno
 import os
 import secrets
 
@@ -25,7 +26,7 @@ class FileSystemStorage(storage.FileSystemStorage):
             partial = super()._save(partial, content)
             while True:
                 try:
-                    os.link(self.path(partial), self.path(name))
+                    place(self.path(partial), self.path(name))
                     break
                 except FileExistsError:
                     name = self.get_available_name(name)
@@ -34,6 +35,25 @@ class FileSystemStorage(storage.FileSystemStorage):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path(partial))
         return name.replace("\\", "/")
+
+
+# What a filesystem without hard links (CIFS, some FUSE mounts) answers to link().
+NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
+
+
+def place(partial, final):
+    """Put the whole file ``partial`` at ``final``, never over a file already there
+    (FileExistsError). A hard link does both at once; where the filesystem has none,
+    the name is taken first (O_EXCL), then the file moved over that empty placeholder
+    (an atomic rename), so a reader may find it empty for that instant, never half."""
+    try:
+        os.link(partial, final)
+        return
+    except OSError as error:
+        if isinstance(error, FileExistsError) or error.errno not in NO_HARD_LINKS:
+            raise
+    os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    os.replace(partial, final)
 
 
 def partial_of(name):
