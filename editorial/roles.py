@@ -21,6 +21,10 @@ EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.vi
           "people.add_authorlink", "people.change_authorlink", "people.delete_authorlink",
           # Fixing dead sources changes published articles.
           "editorial.change_sourcetofix",
+          # The newsletter: its issues composed and sent; subscribers seen, their data
+          # changed or erased by admins only.
+          "newsletters.add_issue", "newsletters.change_issue", "newsletters.view_issue",
+          "newsletters.view_subscriber",
           ]  # fmt: skip
 
 

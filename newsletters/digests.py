@@ -49,7 +49,14 @@ def planned(kind, now):
 
 def stories(issue):
     """The public stories of the issue's period, the editors' lead first, then newest
-    first."""
+    first; a one-off's, those its editor chose."""
+    if issue.kind == Issue.Kind.ONE_OFF:
+        return list(
+            Article.objects.published()
+            .filter(pk__in=issue.articles.values("pk"))
+            .prefetch_related("tags", "authorships")
+            .order_by("-published_at", "-pk")
+        )
     published = Issue.objects.filter(
         kind=Issue.Kind.STORY,
         article=OuterRef("pk"),
@@ -68,7 +75,10 @@ def stories(issue):
 
 
 def recipients(issue, found):
-    """Active subscribers of the issue's frequency with at least one of its stories."""
+    """Active subscribers of the issue's frequency with at least one of its stories;
+    every active subscriber for a one-off."""
+    if issue.kind == Issue.Kind.ONE_OFF:
+        return Subscriber.objects.filter(state=Subscriber.State.ACTIVE)
     tags = {tag.pk for article in found for tag in article.tags.all()}
     authors = {a.author_id for article in found for a in article.authorships.all()}
     through_topics = Subscriber.topics.through.objects.filter(

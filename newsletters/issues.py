@@ -107,7 +107,7 @@ def send(issue_id, first_id, last_id):
     queued = Delivery.objects.filter(
         issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
     )
-    if issue.is_digest:
+    if issue.lists_stories:
         found = digests.stories(issue)
         shared = compose.digest_context(issue, found)
         # What each subscriber chose, for their share of the stories: two queries a batch.
@@ -126,12 +126,16 @@ def send(issue_id, first_id, last_id):
             if not subscriber.receives_mail:
                 mark(delivery, Delivery.State.SKIPPED)
                 continue
-            if issue.is_digest:
-                mine = digests.share(
-                    found,
-                    subscriber,
-                    {tag.pk for tag in subscriber.topics.all()},
-                    {author.pk for author in subscriber.authors.all()},
+            if issue.lists_stories:
+                mine = (
+                    found
+                    if not issue.is_digest
+                    else digests.share(
+                        found,
+                        subscriber,
+                        {tag.pk for tag in subscriber.topics.all()},
+                        {author.pk for author in subscriber.authors.all()},
+                    )
                 )
                 if not mine:
                     mark(delivery, Delivery.State.SKIPPED, "None of its stories was chosen.")

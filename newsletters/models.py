@@ -155,6 +155,7 @@ class Issue(models.Model):
         CORRECTION = "correction", "A correction to a story sent"
 
     class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
         PLANNED = "planned", "Planned"
         SENDING = "sending", "Sending"
         SENT = "sent", "Sent"
@@ -171,7 +172,14 @@ class Issue(models.Model):
     )
     subject = models.CharField(max_length=300)
     intro = models.TextField(
-        blank=True, help_text="A few words from the editors above the stories (digests)."
+        blank=True, help_text="A few words from the editors above the stories."
+    )
+    # A one-off's stories, as the editor chose them.
+    articles = models.ManyToManyField(
+        "news.Article",
+        blank=True,
+        related_name="+",
+        help_text="The stories it presents (published ones only are sent).",
     )
     # A digest's stories: those that went public in [period_start, period_end).
     period_start = models.DateTimeField(null=True, blank=True)
@@ -214,6 +222,11 @@ class Issue(models.Model):
     @property
     def is_digest(self):
         return self.kind in (self.Kind.DAILY, self.Kind.WEEKLY)
+
+    @property
+    def lists_stories(self):
+        """A digest or a one-off: a list of stories, not one story."""
+        return self.is_digest or self.kind == self.Kind.ONE_OFF
 
 
 class Delivery(models.Model):

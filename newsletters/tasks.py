@@ -53,7 +53,10 @@ def send_issue(issue_id):
     issue = Issue.objects.get(pk=issue_id)
     if issue.state != Issue.State.PLANNED:
         return "already planned"
-    if issue.is_digest:
+    if issue.due_at > timezone.now():
+        send_issue.using(run_after=issue.due_at).enqueue(issue.pk)  # its time was moved
+        return "rescheduled"
+    if issue.lists_stories:
         found = digests.stories(issue)
         if not found:
             issues.cancel(issue)
