@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from . import compose, digests
+from . import compose, digests, suppression
 from .models import Delivery, Issue, Subscriber
 from .tasks import send_issue
 
@@ -29,6 +29,22 @@ class SubscriberAdmin(admin.ModelAdmin):
         "email", "state", "frequency", "everything", "topics", "authors", "corrections",
         "source", "created_at", "confirmed_at", "left_at",
     ]  # fmt: skip
+    actions = ["erase"]
+
+    # Erasing is deleting: for those who may delete subscribers (admins).
+    @admin.action(
+        description="Erase their data (GDPR art. 17): keep only a hash", permissions=["delete"]
+    )
+    def erase(self, request, queryset):
+        count = 0
+        for subscriber in queryset:
+            suppression.erase(subscriber)
+            count += 1
+        messages.success(
+            request,
+            f"Erased {count} subscriber(s): nothing of them is left but a hash of the "
+            "address, so that it is not mailed again unless it signs up again.",
+        )
 
 
 FIGURES = {

@@ -6,4 +6,4 @@ class NewslettersConfig(AppConfig):
     verbose_name = "Newsletters"
 
     def ready(self):
-        from . import stories  # noqa: F401 (its receiver)
+        from . import stories, suppression  # noqa: F401 (their receivers)

@@ -10,7 +10,7 @@ from django.utils import timezone
 from news.models import Article
 from pagecache import purges
 
-from . import compose, digests
+from . import compose, digests, suppression
 from .dependencies import ARCHIVE
 from .models import Delivery, Issue, Subscriber
 from .sending import Refused, transport
@@ -118,12 +118,13 @@ def send(issue_id, first_id, last_id):
             queued.update(state=Delivery.State.SKIPPED, error="The story is no longer public.")
             return "the story is no longer public"
         shared = compose.story_context(article, issue.correction)
-    queued = queued.select_related("subscriber").order_by("pk")
+    queued = list(queued.select_related("subscriber").order_by("pk"))
+    blocked = suppression.suppressed(d.subscriber.email for d in queued)
     deferred = sent = 0
     with transport() as carrier:
         for delivery in queued:
             subscriber = delivery.subscriber
-            if not subscriber.receives_mail:
+            if not subscriber.receives_mail or subscriber.email in blocked:
                 mark(delivery, Delivery.State.SKIPPED)
                 continue
             if issue.lists_stories:
@@ -150,6 +151,7 @@ def send(issue_id, first_id, last_id):
             except Refused as refusal:
                 if refusal.permanent:
                     mark(delivery, Delivery.State.FAILED, str(refusal))
+                    suppression.refused(subscriber.email, refusal.code, refusal.text)
                 else:
                     mark(delivery, Delivery.State.QUEUED, str(refusal))
                     deferred += 1

@@ -73,6 +73,9 @@ class Subscriber(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     confirmed_at = models.DateTimeField(null=True, blank=True, editable=False)
     left_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Temporary failures in a row (a full mailbox): NEWSLETTER_SOFT_BOUNCES of them make
+    # a bounce; a delivery in between starts the count again.
+    soft_bounces = models.PositiveSmallIntegerField(default=0, editable=False)
 
     objects = SubscriberQuerySet.as_manager()
 
@@ -256,3 +259,24 @@ class Delivery(models.Model):
 
     def __str__(self):
         return f"{self.issue} to {self.subscriber}"
+
+
+class Suppressed(models.Model):
+    """An address never to be mailed again, by a keyed hash only (newsletters.models.
+    digest): it bounced, its owner marked Skillo as spam, or asked for their data to be
+    erased (GDPR art. 17), after which nothing but this hash is left of them."""
+
+    class Reason(models.TextChoices):
+        BOUNCED = "bounced", "Bounced"
+        COMPLAINED = "complained", "Marked as spam"
+        ERASED = "erased", "Data erased on request"
+
+    address = models.CharField(max_length=64, unique=True)
+    reason = models.CharField(max_length=12, choices=Reason.choices)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "suppressed addresses"
+
+    def __str__(self):
+        return f"{self.get_reason_display()} ({self.at:%Y-%m-%d})"

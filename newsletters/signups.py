@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from . import suppression
 from .models import SignUp, Subscriber, digest
 from .tasks import send_already_subscribed, send_confirmation
 
@@ -38,7 +39,7 @@ def sign_up(data, client):
                 subscriber = Subscriber.objects.create(email=address)
         except IntegrityError:  # the same address, signed up at this very moment
             subscriber = Subscriber.objects.select_for_update().with_address(address).get()
-    if subscriber.suppressed:
+    if subscriber.suppressed or suppression.blocks_sign_up(address):
         return "suppressed"
     if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):
         send_already_subscribed.enqueue(subscriber.pk)

@@ -37,6 +37,10 @@ urlpatterns = [
     path("", include("news.urls")),
 ]
 
+if settings.ANYMAIL.get("WEBHOOK_SECRET"):
+    # A mail provider's bounce and complaint reports (newsletters.suppression).
+    urlpatterns.insert(1, path("anymail/", include("anymail.urls")))
+
 if settings.MEDIA_URL.startswith("/"):
     # Media on this machine (the default); with object storage MEDIA_URL is its address.
     urlpatterns.insert(1, path(f"{settings.MEDIA_URL.lstrip('/')}<path:name>", media))

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "api",
     "newsletters",
+    "anymail",
 ]
 
 MIDDLEWARE = [
@@ -430,6 +431,22 @@ NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIEN
 NEWSLETTER_TIME_ZONE = os.environ.get("NEWSLETTER_TIME_ZONE", TIME_ZONE)
 NEWSLETTER_DIGEST_HOUR = int(os.environ.get("NEWSLETTER_DIGEST_HOUR", "7"))
 NEWSLETTER_WEEKLY_DAY = int(os.environ.get("NEWSLETTER_WEEKLY_DAY", "0"))
+# Temporary delivery failures in a row that count as a bounce.
+NEWSLETTER_SOFT_BOUNCES = int(os.environ.get("NEWSLETTER_SOFT_BOUNCES", "3"))
+# A provider's API instead of SMTP: EMAIL_BACKEND=anymail.backends.postmark.EmailBackend
+# (or amazon_ses, mailgun, resend, brevo...), its key in ANYMAIL_*; its bounce and
+# complaint webhooks at /anymail/<provider>/tracking/, behind this user:password.
+ANYMAIL = {
+    key: value
+    for key, value in {
+        "WEBHOOK_SECRET": os.environ.get("ANYMAIL_WEBHOOK_SECRET", ""),
+        "POSTMARK_SERVER_TOKEN": os.environ.get("POSTMARK_SERVER_TOKEN", ""),
+        "MAILGUN_API_KEY": os.environ.get("MAILGUN_API_KEY", ""),
+        "RESEND_API_KEY": os.environ.get("RESEND_API_KEY", ""),
+        "BREVO_API_KEY": os.environ.get("BREVO_API_KEY", ""),
+    }.items()
+    if value
+}
 NEWSLETTER_BATCH_SIZE = int(os.environ.get("NEWSLETTER_BATCH_SIZE", "200"))
 NEWSLETTER_MAX_PER_HOUR = int(os.environ.get("NEWSLETTER_MAX_PER_HOUR", "0"))
 # A mailto: for List-Unsubscribe beside the one-click URL, if one is read.

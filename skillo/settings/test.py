@@ -33,3 +33,6 @@ SKILLO_VARNISH_PURGE_URLS = []
 # where a file's locks wait out the busy timeout: make test's browser run names a file.
 if os.environ.get("SKILLO_TEST_DATABASE_FILE") and "sqlite" in DATABASES["default"]["ENGINE"]:  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": os.environ["SKILLO_TEST_DATABASE_FILE"]}  # noqa: F405
+
+# The mail providers' tracking webhooks are on, behind this secret (tests post to them).
+ANYMAIL = {**ANYMAIL, "WEBHOOK_SECRET": "anymail:test-secret"}  # noqa: F405
