@@ -2,19 +2,30 @@
 issues composed here, previewed as readers will see them, tried on oneself, then
 scheduled."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from . import compose, digests, suppression
+from . import compose, csvfiles, digests, suppression
 from .models import Delivery, Issue, Subscriber
 from .tasks import send_issue
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="CSV file", widget=forms.FileInput(attrs={"accept": ".csv"}))
+    confirm = forms.BooleanField(
+        label="Send those without a recorded opt-in a confirmation link",
+        required=False,
+        initial=True,
+    )
 
 
 @admin.register(Subscriber)
@@ -29,7 +40,58 @@ class SubscriberAdmin(admin.ModelAdmin):
         "email", "state", "frequency", "everything", "topics", "authors", "corrections",
         "source", "created_at", "confirmed_at", "left_at",
     ]  # fmt: skip
-    actions = ["erase"]
+    actions = ["export_csv", "erase"]
+    change_list_template = "admin/newsletters/subscriber/change_list.html"
+
+    @admin.action(description="Export as CSV", permissions=["view"])
+    def export_csv(self, request, queryset):
+        response = HttpResponse(csvfiles.export(queryset), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="subscribers.csv"'
+        return response
+
+    def get_urls(self):
+        return [
+            path(
+                "import/",
+                self.admin_site.admin_view(self.import_view),
+                name="newsletters_subscriber_import",
+            ),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request):
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        problems = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                report = csvfiles.import_subscribers(
+                    form.cleaned_data["file"].read(), confirm=form.cleaned_data["confirm"]
+                )
+            except csvfiles.ImportRefused as refusal:
+                problems = refusal.problems
+            else:
+                messages.success(
+                    request,
+                    f"Imported: {report.added_active} opted in, {report.added_pending} "
+                    f"waiting for confirmation; {report.already} already subscribed and "
+                    f"{report.suppressed} suppressed (bounced, complained or erased), left "
+                    "as they were.",
+                )
+                return HttpResponseRedirect(reverse("admin:newsletters_subscriber_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import subscribers from CSV",
+            "form": form,
+            "problems": problems,
+            "opts": self.model._meta,
+            "columns": csvfiles.COLUMNS,
+        }
+        status = 400 if problems else 200
+        return TemplateResponse(
+            request, "admin/newsletters/subscriber/import.html", context, status=status
+        )
 
     # Erasing is deleting: for those who may delete subscribers (admins).
     @admin.action(
