@@ -68,14 +68,23 @@ def story_recipients(article):
 def plan_deliveries(issue, subscribers):
     """A delivery for each of ``subscribers`` (a queryset), written in chunks; safe to
     run again (one per pair)."""
-    chunk = []
-    ids = subscribers.order_by("pk").values_list("pk", flat=True)
-    for subscriber_id in ids.iterator(CHUNK):
-        chunk.append(Delivery(issue_id=issue.pk, subscriber_id=subscriber_id))
-        if len(chunk) == CHUNK:
-            Delivery.objects.bulk_create(chunk, ignore_conflicts=True)
-            chunk = []
-    Delivery.objects.bulk_create(chunk, ignore_conflicts=True)
+    for ids in chunks(subscribers):
+        Delivery.objects.bulk_create(
+            [Delivery(issue_id=issue.pk, subscriber_id=pk) for pk in ids], ignore_conflicts=True
+        )
+
+
+def chunks(queryset):
+    """The ids of ``queryset`` in lists of CHUNK, each read by a query of its own (by
+    id, from the last one on): no read stays open while they are written from, which on
+    SQLite would make the write fail at once ("database is locked", a stale snapshot)."""
+    last = 0
+    while True:
+        ids = list(queryset.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:CHUNK])
+        if not ids:
+            return
+        yield ids
+        last = ids[-1]
 
 
 def batches(issue):
@@ -84,7 +93,7 @@ def batches(issue):
     NEWSLETTER_MAX_PER_HOUR (at once when no rate is set)."""
     size, rate = settings.NEWSLETTER_BATCH_SIZE, settings.NEWSLETTER_MAX_PER_HOUR
     start = timezone.now()
-    ids = issue.deliveries.order_by("pk").values_list("pk", flat=True).iterator(CHUNK)
+    ids = (pk for chunk in chunks(issue.deliveries.all()) for pk in chunk)
     number, first, count = 0, None, 0
 
     def when():

@@ -14,6 +14,7 @@ between the two sends it again."""
 
 import re
 import smtplib
+import socket
 import ssl
 
 from django.conf import settings
@@ -74,6 +75,9 @@ class SMTPTransport:
             )
         else:
             self.smtp = smtplib.SMTP(host, port, timeout=timeout)
+        # Each message is four exchanges: without this, the small writes between them wait
+        # out delayed acknowledgements (Nagle), 40 ms a message where 2 ms do.
+        self.smtp.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.smtp.ehlo()
         if options.get("use_tls"):
             self.smtp.starttls(context=ssl.create_default_context())
