@@ -43,7 +43,7 @@ def main(command, *args):
         )
         article.save()
         issue = Issue.objects.get(kind=Issue.Kind.STORY, article=article)
-        if args[1:] == ["quiet"]:  # the page the benchmark reads: sent to no one
+        if list(args[1:]) == ["quiet"]:  # the page the benchmark reads: sent to no one
             Issue.objects.filter(pk=issue.pk).update(state=Issue.State.CANCELLED)
         return {"issue": issue.pk, "path": article.get_absolute_url()}
     if command == "progress":
