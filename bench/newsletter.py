@@ -101,8 +101,15 @@ def send(env, folder, label, workers, subscribers, server=None, path=None, kill_
             if server is not None:
                 busy = wrk(server.base_url + path, 15, connections=8, threads=2)
             # Counted at the sink (a file), not through the database: a check in a new
-            # process every half second would take a core from the workers.
+            # process every half second would take a core from the workers. The issue's
+            # own state is read every 10 s, for a send that ends with some missing.
+            next_check = time.perf_counter() + 10
             while smtp_sink.count(sink.path)[2] < subscribers:
+                if time.perf_counter() >= next_check:
+                    state = run_json(env, WORKLOAD, "progress", str(issue), timeout=600)["state"]
+                    if state in ("sent", "cancelled"):
+                        break
+                    next_check = time.perf_counter() + 10
                 for process in processes.values():
                     peak = max(peak, rss_mb(process.pid) or 0)
                 if next_kill and time.perf_counter() >= next_kill:

@@ -6,7 +6,10 @@ written and before the dot that ends it: a worker killed before the mark leaves 
 server a transaction without its end, which it discards (RFC 5321, 4.1.1.4), and the
 delivery queued for the next try; killed after the mark, the dot is one write away and
 the server takes the message. The one gap left is between the mark's commit and that
-write of three bytes.
+write of three bytes: a worker killed in that instant loses that message (it is marked
+sent). bench/newsletter.py measured it: 1 message lost of 100,000 with about 120
+workers killed mid-send, none sent twice. Marking after the server's answer would turn
+that into a message sent twice instead; no order of the two gives neither.
 
 Through any other backend (the console in development, a provider's API through
 django-anymail) the mail is sent through Django and marked sent just after: a kill

@@ -407,6 +407,18 @@ def test_live_pages_answer_503_while_the_database_is_stopped(site, cluster, path
 
 
 @live
+def test_live_health_is_503_while_the_database_is_stopped_and_200_once_it_is_back(site, cluster):
+    server = site[1]
+    assert server.status("/health/") == 200
+    cluster.stop()
+    status, headers, body = server.request("/health/")
+    assert status == 503 and '"database unavailable"' in body
+    assert "no-cache" in headers["Cache-Control"]
+    cluster.start()
+    assert server.status("/health/") == 200
+
+
+@live
 def test_live_the_same_processes_recover_when_the_database_returns(site, cluster):
     servers = site[1:]
     workers = [server.worker_pid() for server in servers]
