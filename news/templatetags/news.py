@@ -3,6 +3,7 @@ import operator
 import re
 from functools import reduce
 from html import escape
+from urllib.parse import quote
 
 from django import template
 from django.conf import settings
@@ -260,6 +261,34 @@ def article_social_meta(context, article):
         f'<meta name="twitter:description" content="{teaser}">',
     ]
     return mark_safe("\n  ".join(lines))
+
+
+def _encoded(text):
+    return quote(text, safe="")
+
+
+@register.simple_tag(takes_context=True)
+def share_links(context, article):
+    """An article's share links, to each site's own form for a new post: plain links,
+    which load nothing from those sites until the reader follows one (a share button's
+    script or image would let each site see every reader of the article). Mastodon has
+    no one address: static/js/reader.js asks for the reader's server."""
+    url = context["request"].build_absolute_uri(article.get_absolute_url())
+    title = article.title
+    return {
+        "title": title,
+        "url": url,
+        "links": [
+            ("Bluesky", f"https://bsky.app/intent/compose?text={_encoded(f'{title} {url}')}"),
+            ("LinkedIn", f"https://www.linkedin.com/sharing/share-offsite/?url={_encoded(url)}"),
+            (
+                "Hacker News",
+                f"https://news.ycombinator.com/submitlink?u={_encoded(url)}&t={_encoded(title)}",
+            ),
+            # RFC 6068: percent-encoded, spaces as %20.
+            ("E-mail", f"mailto:?subject={_encoded(title)}&body={_encoded(url)}"),
+        ],
+    }
 
 
 @register.simple_tag
