@@ -524,6 +524,14 @@ def tag_timeline(site, p):
     return [site.get(reverse("news:tag-timeline", args=[site.tag_slug(p)]))]
 
 
+def tag_feed_page(site, p):
+    return [site.get(reverse("news:tag-feed-page", args=[site.tag_slug(p)]))]
+
+
+def follow_page(site, p):
+    return [site.get(reverse("news:follow"))]
+
+
 def search_page(site, p):
     return [site.get(reverse("search:results"), q=p.marker)]
 
@@ -635,6 +643,8 @@ PUBLIC_OUTPUTS = {
     "imported-article": imported_page,
     "tag": tag_page,
     "tag-timeline": tag_timeline,
+    "tag-feed-page": tag_feed_page,
+    "follow": follow_page,
     "search": search_page,
     "search-query": search_query,
     # The editor's live preview: the public renderer's output, so checked as strictly.
