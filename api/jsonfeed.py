@@ -9,7 +9,7 @@ import json
 
 from django.utils.feedgenerator import SyndicationFeed
 
-from news.feeds import LatestArticlesFeed, TagFeed
+from news.feeds import AuthorFeed, LatestArticlesFeed, TagFeed, browser_note
 from news.templatetags.news import EDITORIAL_NAME
 
 VERSION = "https://jsonfeed.org/version/1.1"
@@ -35,6 +35,8 @@ class JsonFeed11(SyndicationFeed):
         header = drop_empty(
             {
                 "version": VERSION,
+                # "For the use of people looking at the raw JSON": a browser shows it so.
+                "user_comment": browser_note(feed["about_url"]) if feed.get("about_url") else None,
                 "title": feed["title"],
                 "home_page_url": feed["link"],
                 "feed_url": feed["feed_url"],
@@ -77,4 +79,8 @@ class LatestArticlesJsonFeed(JsonFeedMixin, LatestArticlesFeed):
 
 
 class TagJsonFeed(JsonFeedMixin, TagFeed):
+    pass
+
+
+class AuthorJsonFeed(JsonFeedMixin, AuthorFeed):
     pass

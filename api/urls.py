@@ -19,4 +19,5 @@ urlpatterns = [
     re_path(r"^api/v1/[\s\S]+/\Z", views.NotFoundView.as_view()),
     path("feed.json", jsonfeed.LatestArticlesJsonFeed(), name="feed"),
     path("tags/<slug:slug>/feed.json", jsonfeed.TagJsonFeed(), name="tag-feed"),
+    path("authors/<slug:slug>/feed.json", jsonfeed.AuthorJsonFeed(), name="author-feed"),
 ]

@@ -4,7 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from news.models import Article, Correction
+from news.models import Article, Correction, Tag
 from news.rules import within_years
 from news.slugs import lock_article_slugs, slug_from_title
 from people.models import Author
@@ -112,7 +112,10 @@ class ArticleForm(forms.ModelForm):
             try:
                 self.instance.validate_parts(tags=cleaned["tags"])
             except ValidationError as error:
-                self.add_error(None, error)
+                self.add_error(None, error)  # (drops cleaned["tags"])
+        if "tags" in cleaned:
+            # A topic typed by its slug is that topic, as in an import.
+            cleaned["tags"] = Tag.objects.spellings(cleaned["tags"])
         slug = cleaned.get("slug")
         if slug and slug != self.instance.slug:
             # Held until the admin's transaction commits, so that the uniqueness check

@@ -1,12 +1,13 @@
 import copy
+import io
 from datetime import UTC, date, datetime, time
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.core.files.storage import default_storage
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 from django.utils.html import escape
 
@@ -14,9 +15,9 @@ from images.renditions import social_rendition
 from pagecache.dependencies import cached_page
 from people.models import Author
 
+from . import follow
 from .dependencies import CORRECTIONS, FEEDS
 from .models import Article, Correction, tagged, with_topics
-from .paths import tag_path
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
@@ -34,6 +35,39 @@ def tag_uri(day, specific):
     return f"tag:{settings.SKILLO_FEED_ID_AUTHORITY},{day:%Y-%m-%d}:{specific}"
 
 
+def browser_note(about):
+    """What a person who opened a feed in a browser reads first (the browser shows its
+    source): how to follow it, and the page showing it to people, at ``about``."""
+    return (
+        "This is a feed, for feed readers: add its address to one to follow it. "
+        f"To read it as a web page, with its addresses in every format, open {about}"
+    )
+
+
+def comment_safe(url):
+    """``url`` without "--", which an XML comment cannot hold: "-%2D" in the path (the
+    same address), and the path alone if the host has it (a punycode name)."""
+    parts = urlsplit(url)
+    path = url[len(f"{parts.scheme}://{parts.netloc}") :].replace("--", "-%2D")
+    return path if "--" in parts.netloc else f"{parts.scheme}://{parts.netloc}{path}"
+
+
+class WithBrowserNote:
+    """An XML feed with browser_note() in a comment after the XML declaration, where a
+    browser showing the feed's source shows it first. Feed readers skip comments: what
+    they read is unchanged. (No stylesheet: browsers are dropping XSLT.)"""
+
+    def write(self, outfile, encoding):
+        about = self.feed.get("about_url")
+        if not about:
+            return super().write(outfile, encoding)
+        document = io.StringIO()
+        super().write(document, encoding)
+        declaration, rest = document.getvalue().split("\n", 1)
+        note = xml_text(browser_note(comment_safe(about)))
+        outfile.write(f"{declaration}\n<!-- {note} -->\n{rest}")
+
+
 class StableWhenEmpty:
     """A feed without items dates itself from ``updated_when_empty`` (the author's last
     change), not from the time of the request, as Django does: an author without
@@ -45,7 +79,7 @@ class StableWhenEmpty:
         return super().latest_post_date()
 
 
-class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
+class RssWithCreators(WithBrowserNote, StableWhenEmpty, Rss201rev2Feed):
     """RSS 2.0 with each author of an item as a Dublin Core <dc:creator> (RSS's own
     <author> wants an e-mail address), the namespace declared once on the root."""
 
@@ -60,12 +94,12 @@ class RssWithCreators(StableWhenEmpty, Rss201rev2Feed):
             handler.addQuickElement("dc:creator", name)
 
 
-class RssStableWhenEmpty(StableWhenEmpty, Rss201rev2Feed):
+class RssStableWhenEmpty(WithBrowserNote, StableWhenEmpty, Rss201rev2Feed):
     """RSS whose date, with no items, is ``updated_when_empty`` rather than the time of
     the request."""
 
 
-class AtomWithContent(StableWhenEmpty, Atom1Feed):
+class AtomWithContent(WithBrowserNote, StableWhenEmpty, Atom1Feed):
     """Atom with the whole article in <content type="html"> beside a short <summary>,
     and an <author> (name, page) per author of an entry."""
 
@@ -81,13 +115,34 @@ class AtomWithContent(StableWhenEmpty, Atom1Feed):
         handler.addQuickElement("content", item["content"], {"type": "html"})
 
 
+class ShowsItsPage:
+    """A feed that names its page for people (``about_url``, for WithBrowserNote and
+    JSON Feed's ``user_comment``): ``followed(obj)`` says what it follows (news.follow),
+    which also gives its title, description and link."""
+
+    def followed(self, obj):
+        raise NotImplementedError
+
+    def title(self, obj):
+        return xml_text(self.followed(obj).title)
+
+    def description(self, obj):
+        return xml_text(self.followed(obj).description)
+
+    def link(self, obj):
+        return self.followed(obj).page
+
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        feed.feed["about_url"] = request.build_absolute_uri(self.followed(obj).about)
+        return feed
+
+
 # Feeds show every public article's dates and its authors' names: any public change,
 # and any author's, counts.
 @cached_page(FEEDS)
-class LatestArticlesFeed(Feed):
+class LatestArticlesFeed(ShowsItsPage, Feed):
     feed_type = RssWithCreators
-    title = "Skillo"
-    description = "The latest Skillo articles on tech releases, with their sources."
     # RFC 4287 wants an author for every entry: the desk, for articles without authors.
     author_name = AUTHOR
     item_author_name = AUTHOR
@@ -103,14 +158,19 @@ class LatestArticlesFeed(Feed):
     def feed_guid(self):
         return tag_uri(FEED_ID_DATE, "feed")
 
-    def link(self):
-        return reverse("news:index")
+    def followed(self, obj):
+        return follow.site()
 
     def articles(self):
         return Article.objects.for_list().select_related("lead_image").prefetch_related("sources")
 
-    def items(self):
-        return with_topics(self.articles()[:FEED_SIZE])
+    def chosen(self, articles, obj):
+        """Those of the published ``articles`` the feed of ``obj`` carries (its first
+        FEED_SIZE, as its page shows them)."""
+        return articles
+
+    def items(self, obj):
+        return with_topics(self.chosen(self.articles(), obj)[:FEED_SIZE])
 
     # Typed text goes through xml_text(): one stray control character would otherwise
     # make Django refuse to write the feed at all (a 500 for every reader).
@@ -173,7 +233,9 @@ class LatestArticlesFeed(Feed):
 
 class LatestArticlesAtomFeed(LatestArticlesFeed):
     feed_type = AtomWithContent
-    subtitle = LatestArticlesFeed.description
+
+    def subtitle(self, obj):
+        return self.description(obj)
 
     def feed_guid(self):
         return tag_uri(FEED_ID_DATE, "feed:atom")
@@ -193,17 +255,18 @@ class TagFeed(LatestArticlesFeed):
     def feed_guid(self, tag):
         return tag_uri(FEED_ID_DATE, f"topic:{tag.pk}")
 
-    def title(self, tag):
-        return f"Skillo: {xml_text(tag.name)}"
+    def followed(self, tag):
+        return follow.topic(tag)
 
-    def description(self, tag):
-        return f"The latest Skillo articles tagged {xml_text(tag.name)}."
+    def chosen(self, articles, tag):
+        return articles.filter(tagged(tag.pk, tag.article_count))
 
-    def link(self, tag):
-        return tag_path(tag.slug)
 
-    def items(self, tag):
-        return with_topics(self.articles().filter(tagged(tag.pk, tag.article_count))[:FEED_SIZE])
+class TagAtomFeed(TagFeed, LatestArticlesAtomFeed):
+    def feed_guid(self, tag):
+        # By its slug, its address: a site restore gives topics new ids (tags.txt has
+        # none), and a feed's id must survive it as its articles' ids do.
+        return tag_uri(FEED_ID_DATE, f"topic:{tag.slug}:atom")
 
 
 class AuthorFeed(LatestArticlesFeed):
@@ -213,17 +276,11 @@ class AuthorFeed(LatestArticlesFeed):
     def feed_guid(self, author):
         return tag_uri(FEED_ID_DATE, f"author:{author.pk}")
 
-    def title(self, author):
-        return f"Skillo: {xml_text(author.name)}"
+    def followed(self, author):
+        return follow.author(author)
 
-    def description(self, author):
-        return f"The latest Skillo articles by {xml_text(author.name)}."
-
-    def link(self, author):
-        return author_url(author)
-
-    def items(self, author):
-        return with_topics(self.articles().filter(authorships__author=author)[:FEED_SIZE])
+    def chosen(self, articles, author):
+        return articles.filter(authorships__author=author.pk)
 
     def feed_extra_kwargs(self, author):
         return {"updated_when_empty": author.updated_at}
@@ -233,25 +290,20 @@ class AuthorAtomFeed(AuthorFeed, LatestArticlesAtomFeed):
     def feed_guid(self, author):
         return tag_uri(FEED_ID_DATE, f"author:{author.pk}:atom")
 
-    def subtitle(self, author):
-        return self.description(author)
-
 
 # Article titles (any public change purges FEEDS) and the corrections themselves.
 @cached_page(FEEDS, CORRECTIONS)
-class CorrectionsFeed(Feed):
+class CorrectionsFeed(ShowsItsPage, Feed):
     """Every correction, newest first, each linking to its place on the article page."""
 
     feed_type = RssStableWhenEmpty
-    title = "Skillo: corrections"
-    description = "Every correction to a Skillo article, newest first."
     item_guid_is_permalink = False
 
     def feed_guid(self):
         return tag_uri(FEED_ID_DATE, "feed:corrections")
 
-    def link(self):
-        return reverse("news:corrections")
+    def followed(self, obj):
+        return follow.corrections()
 
     def items(self):
         return Correction.objects.public()[:FEED_SIZE]

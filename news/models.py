@@ -16,7 +16,7 @@ from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
 from taggit.managers import TaggableManager
-from taggit.models import TagBase, TaggedItemBase
+from taggit.models import NaturalKeyManager, TagBase, TaggedItemBase
 
 from images.cards import HEIGHT as CARD_HEIGHT
 from images.cards import WIDTH as CARD_WIDTH
@@ -776,6 +776,25 @@ class RelatedLink(models.Model):
         return not self.target_id or self.target_is_public
 
 
+class TagQuerySet(models.QuerySet):
+    def spellings(self, names):
+        """``names`` as the topics they stand for are named: a name that an existing topic
+        has in any case, or that is a topic's slug, is that topic's name; any other stays
+        as given (a new topic). So a file written when a topic was named by its slug
+        ("programming-languages") tags its article with that topic, now "Programming
+        languages", rather than with a new one at /tags/programming-languages-2/."""
+        names = list(names)
+        if not names:
+            return []
+        same_name = reduce(operator.or_, (Q(name__iexact=name) for name in names))
+        found = self.filter(same_name | Q(slug__in=names)).order_by("pk")
+        by_name, by_slug = {}, {}
+        for name, slug in found.values_list("name", "slug"):
+            by_name.setdefault(name.casefold(), name)
+            by_slug[slug] = name
+        return [by_name.get(name.casefold()) or by_slug.get(name) or name for name in names]
+
+
 class Tag(TagBase):
     """A topic. taggit's tag, with ASCII slugs made like articles' ("Ünïcode" gives
     ``unicode``, an emoji its name), never empty, since /tags/<slug>/ must hold them."""
@@ -793,6 +812,9 @@ class Tag(TagBase):
         help_text="Topics with a position are the site header's, in this order (at most "
         f"{MAX_HEADER_TOPICS}). With none chosen, the header shows the biggest topics.",
     )
+
+    # taggit's manager (natural keys, for serialised revisions) with spellings().
+    objects = NaturalKeyManager.from_queryset(TagQuerySet)()
 
     class Meta:
         verbose_name = "tag"

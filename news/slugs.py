@@ -1,6 +1,7 @@
 """Slugs made from titles in any script."""
 
 import re
+from collections import Counter
 
 from anyascii import anyascii
 from django.utils.text import slugify
@@ -23,6 +24,31 @@ def slug_from_title(title, fallback="article"):
     if "-" in slug and len(slugify(text)) > MAX_SLUG_LENGTH:
         slug = slug.rsplit("-", 1)[0]
     return slug or fallback
+
+
+def spelled_name(slug, texts):
+    """A readable name for a topic named by its slug ("programming-languages", as the
+    demo content's Tags lines were written until they gave names): its words as ``texts``
+    (its articles' titles, summaries and text) spell them most often, else the slug's
+    words; in sentence case when that spelling has no capitals ("Machine learning"), as
+    given when it has ("PostgreSQL", "PyTorch"). Never a name with another slug.
+    """
+    words = slug.split("-")
+    # The words in any case, apart by spaces or hyphens, not inside a longer word.
+    phrase = re.compile(
+        r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, words)) + r"(?![\w-])", re.IGNORECASE
+    )
+    seen = Counter(
+        re.sub(r"\s+", " ", match.group()) for text in texts for match in phrase.finditer(text)
+    )
+    # The most used; of as many, the one with capitals, then the first alphabetically.
+    spellings = sorted(
+        seen.items(), key=lambda item: (-item[1], item[0] == item[0].lower(), item[0])
+    )
+    name = spellings[0][0] if spellings else " ".join(words)
+    if name == name.lower():
+        name = name[:1].upper() + name[1:]
+    return name if slug_from_title(name, fallback="") == slug else slug
 
 
 # PostgreSQL names advisory locks by number; this one stands for "choosing an article slug".

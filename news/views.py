@@ -1,3 +1,4 @@
+import heapq
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
@@ -13,7 +14,7 @@ from images.views import media
 from pagecache.dependencies import cached_page, depends_on
 from people.models import Author
 
-from . import fragments
+from . import follow, fragments
 from .authors import get_author_or_404
 from .dependencies import (
     ARTICLE,
@@ -28,6 +29,7 @@ from .dependencies import (
     TAG,
     TOPICS,
 )
+from .feeds import FEED_SIZE, AuthorFeed, LatestArticlesFeed, TagFeed
 from .models import (
     Article,
     Correction,
@@ -37,7 +39,11 @@ from .models import (
 )
 from .paginator import LookaheadPaginator
 from .sitemaps import recent_news
-from .topics import TopicIndex, archive_months, get_topic_or_404
+from .topics import TopicIndex, all_topics, archive_months, get_topic_or_404
+
+# /follow/ lists at most this many topics (the biggest) and authors; the topic and author
+# indexes, whose pages link their feeds, list every one.
+FOLLOW_LIMIT = 200
 
 
 class ArticlesPageMixin:
@@ -285,6 +291,106 @@ def page_not_found(request, exception):
 @cached_page(NAV)
 class AboutEditorialView(TemplateView):
     template_name = "news/about_editorial.html"
+
+
+# Every topic's name and every author's: a topic or author renamed, added or gone.
+@cached_page(NAV, TOPICS, AUTHORS)
+class FollowView(TemplateView):
+    """/follow/: every feed a reader can follow, each address in full, with a copy
+    button."""
+
+    template_name = "news/follow.html"
+
+    def get_context_data(self, **kwargs):
+        topics = all_topics()
+        if len(topics) > FOLLOW_LIMIT:
+            # The biggest, by their rows (id, name, slug, count): a Tag is made only for
+            # those shown. The rows are by name, and so are the positions kept.
+            counts = [row[3] for row in topics.rows]
+            biggest = heapq.nlargest(FOLLOW_LIMIT, range(len(counts)), key=counts.__getitem__)
+            shown = [topics[at] for at in sorted(biggest)]
+        else:
+            shown = list(topics)
+        authors = list(Author.objects.only("name", "slug")[: FOLLOW_LIMIT + 1])
+        return super().get_context_data(
+            feed_size=FEED_SIZE,
+            site=follow.site(),
+            corrections=follow.corrections(),
+            topics=[follow.topic(tag) for tag in shown],
+            more_topics=len(topics) - len(shown),
+            authors=[follow.author(author) for author in authors[:FOLLOW_LIMIT]],
+            more_authors=len(authors) > FOLLOW_LIMIT,
+            **kwargs,
+        )
+
+
+class FeedPageView(TemplateView):
+    """A feed as a web page, for a person who opened the feed in a browser (which shows
+    its source): what it follows, its addresses in each format with copy buttons, and
+    the articles it carries now, as cards. ``feed``: the feed (news.feeds) it shows."""
+
+    template_name = "news/feed_page.html"
+    feed = None
+
+    def subject(self):
+        """The feed's object (a topic, an author), with the page's dependencies on it."""
+        return None
+
+    def get_context_data(self, **kwargs):
+        obj = self.subject()
+        feed = self.feed()
+        # The feed's own choice of articles, as ids: their cards are kept (news.fragments).
+        chosen = feed.chosen(Article.objects.for_list(), obj)
+        shown = fragments.cards(list(chosen.values_list("pk", flat=True)[:FEED_SIZE]))
+        depends_on(
+            self.request,
+            *ARTICLE.each(card.pk for card in shown),
+            *AUTHOR.each(pk for card in shown for pk in card.authors),
+        )
+        return super().get_context_data(followed=feed.followed(obj), articles=shown, **kwargs)
+
+
+# The latest articles, as the home page's list.
+@cached_page(NAV, LATEST)
+class SiteFeedPageView(FeedPageView):
+    feed = LatestArticlesFeed
+
+
+@cached_page(NAV)
+class TagFeedPageView(FeedPageView):
+    feed = TagFeed
+
+    def subject(self):
+        tag = get_topic_or_404(self.kwargs["slug"])
+        depends_on(self.request, TAG(tag.pk))
+        return tag
+
+
+@cached_page(NAV)
+class AuthorFeedPageView(FeedPageView):
+    feed = AuthorFeed
+
+    def subject(self):
+        author, _ = get_author_or_404(self.kwargs["slug"])
+        depends_on(self.request, AUTHOR(author.pk), AUTHOR_ARTICLES(author.pk))
+        return author
+
+
+@cached_page(NAV, CORRECTIONS)
+class CorrectionsFeedPageView(TemplateView):
+    """The corrections feed as a web page: its address and the corrections it carries."""
+
+    template_name = "news/feed_page.html"
+
+    def get_context_data(self, **kwargs):
+        corrections = list(Correction.objects.public()[:FEED_SIZE])
+        depends_on(self.request, *ARTICLE.each(c.article_id for c in corrections))
+        return super().get_context_data(
+            followed=follow.corrections(),
+            corrections=corrections,
+            shows_corrections=True,
+            **kwargs,
+        )
 
 
 @cached_page(FEEDS)

@@ -44,6 +44,16 @@ PAGES = {
     "/tags/python/feed/": 4,
     "/authors/common-writer/feed/": 5,  # the author, then as the other feeds
     "/authors/common-writer/feed/atom/": 5,
+    "/tags/python/feed/atom/": 4,
+    "/tags/python/feed.json": 4,
+    "/authors/common-writer/feed.json": 5,
+    # Each feed as a web page: a page of the feed's cards (topic and author remembered).
+    "/feed/about/": 1,
+    "/tags/python/feed/about/": 1,
+    "/authors/common-writer/feed/about/": 1,
+    "/corrections/feed/about/": 1,  # the corrections with their articles
+    # Every feed: the authors (the topics are remembered until they change).
+    "/follow/": 1,
     "/sitemap.xml": 0,  # the count of articles is worked out once per change
     "/sitemaps/home.xml": 0,
     "/sitemaps/articles.xml": 1,  # a page of articles (the count as above)
@@ -118,7 +128,13 @@ def test_pages_rendered_again_after_a_change_make_as_many_queries(client, n):
     url = article.get_absolute_url()
     assert count_queries(client, url, rendering=[ARTICLE(article.pk)]) == ARTICLE_RENDERED
     every = ARTICLE.each(Article.objects.values_list("pk", flat=True))
-    for page in ("/", "/tags/python/", "/archive/2024/3/", "/authors/common-writer/"):
+    for page in (
+        "/",
+        "/tags/python/",
+        "/archive/2024/3/",
+        "/authors/common-writer/",
+        "/tags/python/feed/about/",
+    ):
         assert count_queries(client, page, rendering=every) == CARDS_RENDERED, page
 
 

@@ -104,6 +104,8 @@ class _Plan:
     # How many stored notes the file leaves out (kept: notes are only ever added).
     kept_notes: int = 0
     changed: bool = True
+    # The file's topics as the topics they stand for are named (Tag.objects.spellings).
+    tags: list = field(default_factory=list)
 
     def problem(self, line_key, message):
         line = self.parsed.lines.get(line_key) or self.parsed.lines["title"]
@@ -227,7 +229,7 @@ def _wanted_state(plan):
             _link_key(target, link.title)
             for link, target in zip(plan.parsed.related, plan.targets, strict=True)
         ],
-        sorted(tag.casefold() for tag in plan.parsed.tags),
+        sorted(tag.casefold() for tag in plan.tags),
         [author.pk for author in plan.authors],
     )
 
@@ -464,7 +466,7 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
         article.pk = parsed.id
         # save() moves the version on whenever there is a primary key.
         article.version = 0
-    plan = _Plan(path, parsed, article, existing, order)
+    plan = _Plan(path, parsed, article, existing, order, tags=Tag.objects.spellings(parsed.tags))
     problems = lead_image_problems + _validate(path, parsed, article, slug_is_new)
     problems += _old_slug_problems(plan)
     problems += _author_problems(plan)
@@ -677,9 +679,9 @@ def _write_parts(plan):
         Article.objects.filter(pk=article.pk).update(updated_at=parsed.updated_at)
         article.updated_at = parsed.updated_at
     if plan.existing is None:
-        article.tags.add(*parsed.tags)
+        article.tags.add(*plan.tags)
     else:
-        article.tags.set(parsed.tags)
+        article.tags.set(plan.tags)
     # The sources were written without signals: the searchable text is brought up to date
     # here, and this instance with it, so that a caller saving it again (load_demo) does
     # not write back the old text.

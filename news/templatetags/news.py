@@ -3,6 +3,7 @@ import operator
 import re
 from functools import reduce
 from html import escape
+from urllib.parse import quote
 
 from django import template
 from django.conf import settings
@@ -158,6 +159,56 @@ def topic_index_items(page):
     return mark_safe(remember(key, [TOPICS()], items))
 
 
+def _feed_addresses(origin, followed):
+    """``followed``'s feeds, each a link to it, its address in full (to select and copy
+    without a script) and a copy button that static/js/reader.js shows."""
+    rows = []
+    for feed in followed.feeds:
+        url = escape(origin + feed.path)
+        rows.append(
+            f'<li><a class="feed-format" href="{escape(feed.path)}" type="{feed.content_type}">'
+            f'{feed.format}</a> <code class="feed-url">{url}</code> '
+            f'<button class="copy-button" type="button" data-copy="{url}" hidden>'
+            f'<span class="copy-label">Copy</span><span class="visually-hidden"> the '
+            f"{feed.format} address of {escape(followed.title)}</span></button></li>"
+        )
+    return f'<ul class="feed-addresses">{"".join(rows)}</ul>'
+
+
+@register.simple_tag(takes_context=True)
+def feed_addresses(context, followed):
+    """The addresses of ``followed``'s feeds (news.follow), absolute for this origin."""
+    return mark_safe(_feed_addresses(context["request"].build_absolute_uri("/")[:-1], followed))
+
+
+@register.simple_tag(takes_context=True)
+def follow_items(context, followed):
+    """List items of things to follow (topics, authors): each one's name, linked to its
+    page, and its feeds' page and addresses (a tag: a loop of includes for 200 topics
+    took several times as long)."""
+    origin = context["request"].build_absolute_uri("/")[:-1]
+    return mark_safe(
+        "\n".join(
+            f'<li><p class="follow-name"><a href="{escape(item.page)}">{escape(item.name)}</a>'
+            f' · <a href="{escape(item.about)}">the feed as a web page</a></p>'
+            f"{_feed_addresses(origin, item)}</li>"
+            for item in followed
+        )
+    )
+
+
+@register.simple_tag
+def feed_links(followed):
+    """``<link rel="alternate">`` to each of ``followed``'s feeds, for a page's head."""
+    return mark_safe(
+        "\n  ".join(
+            f'<link rel="alternate" type="{feed.content_type}" '
+            f'title="{escape(followed.title)} ({feed.format})" href="{escape(feed.path)}">'
+            for feed in followed.feeds
+        )
+    )
+
+
 @register.simple_tag(takes_context=True)
 def news_sitemap_urls(context, articles):
     """The Google News sitemap's entries (up to a thousand: too slow as a template loop)."""
@@ -210,6 +261,34 @@ def article_social_meta(context, article):
         f'<meta name="twitter:description" content="{teaser}">',
     ]
     return mark_safe("\n  ".join(lines))
+
+
+def _encoded(text):
+    return quote(text, safe="")
+
+
+@register.simple_tag(takes_context=True)
+def share_links(context, article):
+    """An article's share links, to each site's own form for a new post: plain links,
+    which load nothing from those sites until the reader follows one (a share button's
+    script or image would let each site see every reader of the article). Mastodon has
+    no one address: static/js/reader.js asks for the reader's server."""
+    url = context["request"].build_absolute_uri(article.get_absolute_url())
+    title = article.title
+    return {
+        "title": title,
+        "url": url,
+        "links": [
+            ("Bluesky", f"https://bsky.app/intent/compose?text={_encoded(f'{title} {url}')}"),
+            ("LinkedIn", f"https://www.linkedin.com/sharing/share-offsite/?url={_encoded(url)}"),
+            (
+                "Hacker News",
+                f"https://news.ycombinator.com/submitlink?u={_encoded(url)}&t={_encoded(title)}",
+            ),
+            # RFC 6068: percent-encoded, spaces as %20.
+            ("E-mail", f"mailto:?subject={_encoded(title)}&body={_encoded(url)}"),
+        ],
+    }
 
 
 @register.simple_tag

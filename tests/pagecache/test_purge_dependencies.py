@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from news.models import Article, ArticleAuthor
+from news.models import Article, ArticleAuthor, Tag
 from news.templatetags.news import author_url
 from sources.models import SourceURL
 from tests.factories import (
@@ -319,3 +319,85 @@ def test_front_a_new_lead_story_purges_the_home_page(reader, site, committed):
     with committed():
         FrontPin.objects.create(article=site, lead=True)
     assert "Lead story" in text(reader.get("/"))
+
+
+# /follow/ and each feed's page (news.views.FollowView, FeedPageView).
+
+
+def test_tag_a_new_article_in_a_topic_purges_the_topics_feed_page(reader, site, committed):
+    url = reverse("news:tag-feed-page", args=["alpha"])
+    warm(reader, url)
+    publish(committed, title="Second alpha story", tags=["alpha"])
+    assert "Second alpha story" in text(reader.get(url))
+
+
+def test_lists_a_new_article_purges_the_sites_feed_page(reader, site, committed):
+    url = reverse("news:feed-page")
+    warm(reader, url)
+    publish(committed, title="Fresh story")
+    assert "Fresh story" in text(reader.get(url))
+
+
+def test_article_an_edit_purges_the_feed_pages_showing_it(reader, site, committed):
+    pages = [reverse("news:feed-page"), reverse("news:tag-feed-page", args=["alpha"])]
+    warm(reader, *pages)
+    with committed():
+        site.title = "Old story, retitled"
+        site.save()
+    for url in pages:
+        assert "Old story, retitled" in text(reader.get(url)), url
+
+
+def test_topics_a_new_topic_purges_the_follow_page(reader, site, committed):
+    url = reverse("news:follow")
+    warm(reader, url)
+    publish(committed, title="Gamma story", tags=["gamma"])
+    assert "/tags/gamma/feed/atom/" in text(reader.get(url))
+
+
+def test_a_renamed_topic_purges_the_follow_page_and_its_feed_page(reader, site, committed):
+    pages = [reverse("news:follow"), reverse("news:tag-feed-page", args=["alpha"])]
+    warm(reader, *pages)
+    with committed():
+        tag = Tag.objects.get(slug="alpha")
+        tag.name = "Alpha and omega"
+        tag.save()
+    for url in pages:
+        assert "Alpha and omega" in text(reader.get(url)), url
+
+
+def test_authors_a_new_author_purges_the_follow_page(reader, signed, committed):
+    url = reverse("news:follow")
+    warm(reader, url)
+    with committed():
+        AuthorFactory(name="Grace Newcomer")
+    assert "/authors/grace-newcomer/feed.json" in text(reader.get(url))
+
+
+def test_author_a_renamed_author_purges_their_feed_page(reader, signed, committed):
+    author = signed.byline[0]
+    url = reverse("news:author-feed-page", args=[author.slug])
+    warm(reader, url)
+    with committed():
+        author.name = "Ada Renamed"
+        author.save()
+    assert "Skillo: Ada Renamed" in text(reader.get(url))
+
+
+def test_author_articles_adding_an_author_to_an_article_purges_their_feed_page(
+    reader, signed, site, committed
+):
+    author = signed.byline[0]
+    url = reverse("news:author-feed-page", args=[author.slug])
+    warm(reader, url)
+    with committed():
+        ArticleAuthor.objects.create(article=site, author=author)
+    assert "Old story" in text(reader.get(url))
+
+
+def test_corrections_a_new_correction_purges_the_corrections_feed_page(reader, site, committed):
+    url = reverse("news:corrections-feed-page")
+    warm(reader, url)
+    with committed():
+        CorrectionFactory(article=site, note="The version number was wrong.")
+    assert "The version number was wrong." in text(reader.get(url))

@@ -1,0 +1,108 @@
+"""Following Skillo in a real browser, at a phone's width and a desktop's: the copy
+buttons of /follow/ and of a feed's page, which load nothing from another site, and a
+feed opened in the browser."""
+
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WIDTHS = {"phone": 390, "desktop": 1280}
+
+
+def origin(url):
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def watch_requests(page):
+    """Every URL the page requests from now on, itself and what it loads."""
+    seen = []
+    page.on("request", lambda request: seen.append(request.url))
+    return seen
+
+
+def elsewhere(seen, site):
+    return [url for url in seen if not url.startswith(("data:", "blob:")) and origin(url) != site]
+
+
+def overflow(page):
+    return page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+
+
+def axe_violations(page, axe_source):
+    page.evaluate(axe_source)
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+    ]
+
+
+def reader(new_page, width):
+    page = new_page()
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    return page
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_follow_copy_buttons_copy_each_address(new_page, site, width):
+    page = reader(new_page, width)
+    page.goto(site + "/follow/")
+    row = page.locator(".feed-addresses li", has_text=f"{site}/tags/linux/feed/atom/")
+    expect(row.get_by_role("button", name="Copy the Atom address of Skillo: Linux")).to_be_visible()
+    button = row.locator("button")
+    button.click()
+    assert page.evaluate("navigator.clipboard.readText()") == f"{site}/tags/linux/feed/atom/"
+    expect(page.locator(".copy-status")).to_have_text(f"Copied {site}/tags/linux/feed/atom/")
+    expect(button).to_contain_text("Copied")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_follow_and_a_feeds_page_fit_load_nothing_elsewhere_and_pass_axe(
+    new_page, site, axe_source, artifacts, width, scheme
+):
+    page = reader(new_page, width)
+    page.emulate_media(color_scheme=scheme)
+    seen = watch_requests(page)
+    for name, path in {"follow": "/follow/", "feed-page": "/tags/linux/feed/about/"}.items():
+        page.goto(site + path)
+        expect(page.locator(".copy-button").first).to_be_visible()
+        page.screenshot(path=artifacts / f"{name}-{width}-{scheme}.png", full_page=True)
+        assert overflow(page) <= 0, f"{path} at {width} overflows by {overflow(page)}px"
+        assert axe_violations(page, axe_source) == [], path
+    assert elsewhere(seen, site) == []
+
+
+def test_without_javascript_every_address_shows_and_one_click_selects_it(browser, site):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site + "/follow/")
+        expect(page.locator(".copy-button").first).to_be_hidden()
+        address = page.locator("code.feed-url", has_text=f"{site}/tags/rust/feed.json")
+        expect(address).to_be_visible()
+        address.click()
+        assert page.evaluate("getSelection().toString()") == f"{site}/tags/rust/feed.json"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["/feed/", "/tags/linux/feed/atom/"])
+def test_a_feed_opened_in_the_browser_says_where_to_read_it(new_page, site, path):
+    page = new_page()
+    response = page.goto(site + path)
+    assert response.headers["content-type"].startswith(
+        ("application/rss+xml", "application/atom+xml")
+    )
+    about = "/tags/linux/feed/about/" if "linux" in path else "/feed/about/"
+    expect(page.locator("body")).to_contain_text("To read it as a web page")
+    expect(page.locator("body")).to_contain_text(site + about)
+    page.goto(site + about)
+    expect(page.locator("h1")).to_contain_text("the feed")
