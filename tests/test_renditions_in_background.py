@@ -100,8 +100,8 @@ def test_the_editor_sees_the_picture_and_its_state_while_renditions_are_made(edi
     response = editor.get(original)
     assert response.status_code == 200 and response["Content-Type"] == "image/jpeg"
     with image.file.open("rb") as uploaded:
+        # Read whole, the test client closes it.
         assert b"".join(response.streaming_content) == uploaded.read()
-    response.close()
     run_queued()
     page = editor.get(f"/admin/images/image/{image.pk}/change/").content.decode()
     assert "being made" not in page and original not in page
