@@ -542,7 +542,8 @@ def run(
             env = django_env(url, static, PAGE_CACHE="false", CACHE_URL="dummy://")
             log(f"{database}: migrating, importing the demo articles, creating {editors} editors")
             password = secrets.token_urlsafe(16)
-            setup = ["--setup", str(editors), "--password", password]
+            # One argument, "=" joined: a password may start with "-" (token_urlsafe).
+            setup = ["--setup", str(editors), f"--password={password}"]
             if static_root:
                 setup.append("--static-collected")
             initial = python_json(env, *setup)
