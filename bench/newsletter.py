@@ -4,7 +4,8 @@ server in its own process, counted at that server.
     .venv/bin/python bench/newsletter.py [--database sqlite|postgres|both]
                                          [--subscribers 100000] [--page-seconds 15]
 
-For each database: a fresh database with ``--subscribers`` active subscribers; for 1 and
+For each database: a fresh database with ``--subscribers`` active subscribers
+(``manage.py seed_synthetic --subscribers``); for 1 and
 then 4 workers (``manage.py run_worker``), a new story published and sent to all of them
 through bench/smtp_sink.py (aiosmtpd): messages per second from the publication to the
 issue's end, the workers' peak resident memory, and the cached article page's p99
@@ -159,7 +160,8 @@ def bench(url, folder, subscribers):
     manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
     # The page to measure, itself sent to no one.
     path = run_json(env, WORKLOAD, "publish", "page", "quiet", timeout=600)["path"]
-    run_json(env, WORKLOAD, "subscribers", str(subscribers), timeout=1800)
+    manage(env, "seed_synthetic", "--subscribers", str(subscribers), "--batch-size", "5000",
+           timeout=1800)  # fmt: skip
     results = {}
     with Gunicorn({**env, "PAGE_CACHE": "1"}, folder / "gunicorn.log", workers=2) as server:
         server.get(path)

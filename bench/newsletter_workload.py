@@ -15,19 +15,8 @@ def main(command, *args):
     from django.utils import timezone
 
     from news.models import Article
-    from newsletters.models import Delivery, Issue, Subscriber
+    from newsletters.models import Delivery, Issue
 
-    if command == "subscribers":
-        total = int(args[0])
-        have = Subscriber.objects.count()
-        batch = []
-        for n in range(have, total):
-            batch.append(Subscriber(email=f"reader{n}@example.org", state=Subscriber.State.ACTIVE))
-            if len(batch) == 5000:
-                Subscriber.objects.bulk_create(batch)
-                batch = []
-        Subscriber.objects.bulk_create(batch)
-        return {"subscribers": Subscriber.objects.count()}
     if command == "publish":
         # A save outside a transaction, as the admin's commits: the story's issue is
         # planned after it (news.purge's articles_changed).

@@ -91,9 +91,14 @@ def mail(issue, shared, subscriber):
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         },
     )
-    html = css_inline.inline(render_to_string(f"newsletters/mail/{template}.html", context))
+    html = inline(render_to_string(f"newsletters/mail/{template}.html", context))
     message.attach_alternative(html, "text/html")
     return message
+
+
+# Styles on each element, as mail clients that drop <style> need; the dark-scheme rules
+# (an @media block, which no element's style can hold) kept in the head.
+inline = css_inline.CSSInliner(keep_at_rules=True).inline
 
 
 def as_bytes(mail):

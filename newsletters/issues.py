@@ -1,5 +1,6 @@
 """Sending an issue: its deliveries planned in chunks (never every subscriber in memory),
-then sent in batches over one connection each, paced to NEWSLETTER_MAX_PER_HOUR."""
+then sent in batches over one connection each, paced to NEWSLETTER_MAX_PER_HOUR and each
+provider's own rate (NEWSLETTER_MAX_PER_HOUR_AT)."""
 
 from datetime import timedelta
 
@@ -13,7 +14,7 @@ from pagecache import purges
 from . import compose, digests, suppression
 from .dependencies import ARCHIVE
 from .models import Delivery, Issue, Subscriber
-from .sending import Refused, transport
+from .sending import Refused, commit_then, transport
 
 CHUNK = 2000
 
@@ -88,33 +89,78 @@ def chunks(queryset):
 
 
 def batches(issue):
-    """(first id, last id, when it may start) of each batch of the issue's deliveries:
-    NEWSLETTER_BATCH_SIZE each, the n-th after n batches' worth of
-    NEWSLETTER_MAX_PER_HOUR (at once when no rate is set)."""
+    """(first id, last id, when it may start, lane) of each batch of the issue's
+    deliveries: NEWSLETTER_BATCH_SIZE each, in id order, paced so that none starts
+    before NEWSLETTER_MAX_PER_HOUR allows, nor before its lane's rate does. A lane is a
+    provider's share of the deliveries (NEWSLETTER_MAX_PER_HOUR_AT: {"domains": [...]}),
+    or the rest ({"other_than": [...]}, {} when no provider is listed)."""
     size, rate = settings.NEWSLETTER_BATCH_SIZE, settings.NEWSLETTER_MAX_PER_HOUR
-    start = timezone.now()
-    ids = (pk for chunk in chunks(issue.deliveries.all()) for pk in chunk)
-    number, first, count = 0, None, 0
+    providers = settings.NEWSLETTER_MAX_PER_HOUR_AT
+    limited = sorted(name for domains, _ in providers for name in domains)
+    rest = {"other_than": limited} if limited else {}
+    lanes = {name: index for index, (domains, _) in enumerate(providers) for name in domains}
+    rates = [per_hour for _, per_hour in providers] + [0]
+    open_batches = {}  # lane index -> [first id, last id, count]
+    started = [0] * len(rates)  # batches so far, in each lane
+    start, overall = timezone.now(), 0
 
-    def when():
-        return start + timedelta(hours=number * size / rate) if rate and number else None
+    def close(lane):
+        nonlocal overall
+        first, last, _ = open_batches.pop(lane)
+        waits = [overall * size / rate if rate else 0]
+        if rates[lane]:
+            waits.append(started[lane] * size / rates[lane])
+        hours = max(waits)
+        overall, started[lane] = overall + 1, started[lane] + 1
+        what = {"domains": list(providers[lane][0])} if lane < len(providers) else rest
+        return first, last, start + timedelta(hours=hours) if hours else None, what
 
-    for delivery_id in ids:
-        first = delivery_id if first is None else first
-        count, last = count + 1, delivery_id
-        if count == size:
-            yield first, last, when()
-            number, first, count = number + 1, None, 0
-    if first is not None:
-        yield first, last, when()
+    for delivery_id, email in delivery_addresses(issue):
+        lane = lanes.get(email.rpartition("@")[2].lower(), len(providers))
+        batch = open_batches.setdefault(lane, [delivery_id, delivery_id, 0])
+        batch[1], batch[2] = delivery_id, batch[2] + 1
+        if batch[2] == size:
+            yield close(lane)
+    for lane in sorted(open_batches):
+        yield close(lane)
 
 
-def send(issue_id, first_id, last_id):
+def delivery_addresses(issue):
+    """(id, address) of each of the issue's deliveries, by id, CHUNK at a time."""
+    last = 0
+    while True:
+        rows = list(
+            issue.deliveries.filter(pk__gt=last)
+            .order_by("pk")
+            .values_list("pk", "subscriber__email")[:CHUNK]
+        )
+        if not rows:
+            return
+        yield from rows
+        last = rows[-1][0]
+
+
+def in_lane(deliveries, lane):
+    """The deliveries of ``lane`` (see batches)."""
+    at = Q()
+    for name in lane.get("domains") or lane.get("other_than") or []:
+        at |= Q(subscriber__email__iendswith=f"@{name}")
+    if "domains" in lane:
+        return deliveries.filter(at)
+    if lane.get("other_than"):
+        return deliveries.exclude(at)
+    return deliveries
+
+
+def send(issue_id, first_id, last_id, lane=None):
     issue = Issue.objects.get(pk=issue_id)
     if issue.state == Issue.State.CANCELLED:
         return "cancelled"
-    queued = Delivery.objects.filter(
-        issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
+    queued = in_lane(
+        Delivery.objects.filter(
+            issue=issue, pk__range=(first_id, last_id), state=Delivery.State.QUEUED
+        ),
+        lane or {},
     )
     if issue.lists_stories:
         found = digests.stories(issue)
@@ -172,13 +218,9 @@ def send(issue_id, first_id, last_id):
 
 
 def marker(delivery):
-    def mark_sent():
-        return (
-            Delivery.objects.filter(pk=delivery.pk, state=Delivery.State.QUEUED).update(
-                state=Delivery.State.SENT, sent_at=timezone.now(), error=""
-            )
-            == 1
-        )
+    def mark_sent(end):
+        queued = Delivery.objects.filter(pk=delivery.pk, state=Delivery.State.QUEUED)
+        return commit_then(queued, end, state=Delivery.State.SENT, sent_at=timezone.now(), error="")
 
     return mark_sent
 

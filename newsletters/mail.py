@@ -5,11 +5,13 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
+from . import compose
 from .links import confirm_url, preferences_url, unsubscribe_url
 
 
 def message(subject, template, context, to):
-    context = {"site_url": settings.SKILLO_SITE_URL.rstrip("/"), **context}
+    site_url = settings.SKILLO_SITE_URL.rstrip("/")
+    context = {"site_url": site_url, "base": site_url, **context}
     mail = EmailMultiAlternatives(
         subject=subject,
         body=render_to_string(f"newsletters/mail/{template}.txt", context),
@@ -17,7 +19,8 @@ def message(subject, template, context, to):
         to=[to],
     )
     mail.attach_alternative(
-        render_to_string(f"newsletters/mail/{template}.html", context), "text/html"
+        compose.inline(render_to_string(f"newsletters/mail/{template}.html", context)),
+        "text/html",
     )
     return mail
 

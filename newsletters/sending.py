@@ -2,28 +2,31 @@
 also when a worker is killed mid-batch.
 
 Over SMTP the delivery is marked sent in the database after the message's data has been
-written and before the dot that ends it: a worker killed before the mark leaves the
-server a transaction without its end, which it discards (RFC 5321, 4.1.1.4), and the
-delivery queued for the next try; killed after the mark, the dot is one write away and
-the server takes the message. The one gap left is between the mark's commit and that
-write of three bytes: a worker killed in that instant loses that message (it is marked
-sent). bench/newsletter.py measured it, with a worker killed every 5 s: none sent twice;
-lost, 1 of 100,000 on SQLite (about 120 kills), 5 of 100,000 on PostgreSQL (51 kills),
-where the commit is a round trip. Marking after the server's answer would turn each
-loss into a message sent twice; no order of the two gives neither, but sending the
-COMMIT and the dot back to back would narrow the gap (docs/benchmarks.md).
+written and before the dot that ends it: a worker killed before the mark's commit leaves
+the server a transaction without its end, which it discards (RFC 5321, 4.1.1.4), and the
+delivery queued for the next try. The commit and the dot are the two halves of one step
+that two servers cannot make atomic, so they go out back to back (commit_then): on
+PostgreSQL the COMMIT is written to its socket, then the dot to the mail server's, and
+only then are both answers read, so that a kill between them falls in the few
+microseconds between two writes rather than in a round trip to the database. A worker
+killed in that instant still loses that message (it is marked sent); marking after the
+mail server's answer would turn each such loss into a message sent twice, and a
+newsletter sent twice is the worse error. bench/newsletter.py measures it with a worker
+killed every 5 s (docs/benchmarks.md, "Newsletter sending").
 
 Through any other backend (the console in development, a provider's API through
 django-anymail) the mail is sent through Django and marked sent just after: a kill
 between the two sends it again."""
 
 import re
+import select
 import smtplib
 import socket
 import ssl
 
 from django.conf import settings
 from django.core.mail import get_connection
+from django.db import connections, transaction
 from django.utils.module_loading import import_string
 
 SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
@@ -105,9 +108,10 @@ class SMTPTransport:
         self.connect()
 
     def send(self, sender, recipient, data, mark_sent):
-        """Send ``data`` (the whole message, bytes) to ``recipient``; ``mark_sent()``
-        is called between its data and the dot that ends it and returns False when the
-        message must not go after all. Raises Refused when the server refuses it."""
+        """Send ``data`` (the whole message, bytes) to ``recipient``. ``mark_sent(end)``
+        is called between its data and the dot that ends it; it calls ``end()`` (which
+        writes the dot) as its mark is committed, or returns False when the message
+        must not go after all. Raises Refused when the server refuses it."""
         smtp = self.smtp
         code, text = smtp.mail(sender)
         if code != 250:
@@ -123,15 +127,22 @@ class SMTPTransport:
             smtp.rset()
             raise Refused(code, text.decode(errors="replace"))
         smtp.send(wire_format(data))
+        ended = False
+
+        def end():
+            nonlocal ended
+            smtp.send(b".\r\n")
+            ended = True
+
         try:
-            go = mark_sent()
+            go = mark_sent(end)
         except BaseException:
-            self.abandon()
+            if not ended:
+                self.abandon()
             raise
         if not go:
             self.abandon()
             return False
-        smtp.send(b".\r\n")
         code, text = smtp.getreply()
         if code != 250:
             raise Refused(code, text.decode(errors="replace"))
@@ -154,9 +165,51 @@ class DjangoTransport:
     def send(self, sender, recipient, message, mark_sent):
         message.connection = self.connection
         message.send()
-        return mark_sent()
+        return mark_sent(lambda: None)
 
 
 def transport():
     options = smtp_options()
     return SMTPTransport(options) if options is not None else DjangoTransport()
+
+
+def commit_then(queryset, end, **values):
+    """``queryset.update(**values)``; when that changed one row, commit it and call
+    ``end()`` with as little as can be between the two. False, and no call, otherwise."""
+    connection = connections[queryset.db]
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        with transaction.atomic(using=queryset.db):
+            if queryset.update(**values) != 1:
+                return False
+            _commit_beside(connection.connection.pgconn, end)
+        return True  # Django's commit on the way out found the transaction over
+    # SQLite commits in the process, a write to its log just before end(); inside a
+    # caller's transaction (a test's) there is no commit of ours to make.
+    if queryset.update(**values) != 1:
+        return False
+    end()
+    return True
+
+
+def _commit_beside(pgconn, end):
+    """COMMIT written to PostgreSQL, ``end()`` called, then COMMIT's answer read
+    (psycopg's libpq interface: the connection is in non-blocking mode)."""
+    from psycopg import pq
+
+    pgconn.send_query(b"COMMIT")
+    while pgconn.flush():
+        select.select([], [pgconn.socket], [])
+    end()
+    error = None
+    while True:
+        while pgconn.is_busy():
+            select.select([pgconn.socket], [], [])
+            pgconn.consume_input()
+        result = pgconn.get_result()
+        if result is None:
+            break
+        if result.status != pq.ExecStatus.COMMAND_OK:
+            error = (result.error_message or b"").decode(errors="replace")
+    if error:
+        # The message has gone; its mark has not: the next try sends it again.
+        raise ConnectionError(f"COMMIT failed after the message was handed over: {error}")

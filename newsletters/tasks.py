@@ -76,9 +76,9 @@ def send_issue(issue_id):
         if issue.state != Issue.State.PLANNED:
             return "already planned"
         count = 0
-        for first, last, when in issues.batches(issue):
+        for first, last, when, lane in issues.batches(issue):
             (send_batch.using(run_after=when) if when else send_batch).enqueue(
-                issue.pk, first, last
+                issue.pk, first, last, lane
             )
             count += 1
         issue.state = Issue.State.SENDING
@@ -91,10 +91,11 @@ def send_issue(issue_id):
 
 
 @task
-def send_batch(issue_id, first_id, last_id):
-    """Send the queued deliveries of an issue with ids from first_id to last_id, over
-    one connection to the mail server."""
-    return issues.send(issue_id, first_id, last_id)
+def send_batch(issue_id, first_id, last_id, lane=None):
+    """Send the queued deliveries of an issue with ids from first_id to last_id (of
+    one provider, or of the rest: issues.batches), over one connection to the mail
+    server."""
+    return issues.send(issue_id, first_id, last_id, lane)
 
 
 @task

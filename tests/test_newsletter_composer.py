@@ -64,7 +64,7 @@ def test_the_preview_shows_the_issue_as_readers_get_it(editor):
     text = editor.get(f"/admin/newsletters/issue/{issue.pk}/preview/text/").content.decode()
     for part in (html, text):
         assert "Three releases, one theme." in part and "Rust 1.90 ships" in part
-    assert 'style="' in html and "<style" not in html
+    assert 'style="' in html and "<style>@media (prefers-color-scheme: dark)" in html
 
 
 def test_send_me_a_test_reaches_only_the_editor(editor, mail_server):  # noqa: F811

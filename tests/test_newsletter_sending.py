@@ -130,7 +130,11 @@ def test_the_mail_has_an_inlined_html_part_and_a_plain_text_one(mail_server):  #
     text = parts["text/plain"].get_payload(decode=True).decode()
     html = parts["text/html"].get_payload(decode=True).decode()
     assert "Generics got faster." in text and "/newsletter/unsubscribe/" in text
-    assert "<style" not in html and 'style="' in html
+    # Styles inlined for the clients that drop <style>; only the dark-scheme rules left
+    # in one, for those that read it.
+    assert 'style="' in html
+    (kept,) = re.findall(r"<style>(.*?)</style>", html, re.S)
+    assert kept.strip().startswith("@media (prefers-color-scheme: dark)")
     assert "<em>faster</em>" in html
     assert message["Message-ID"].startswith("<issue-")
 
@@ -183,11 +187,11 @@ def test_a_mark_that_fails_leaves_the_server_nothing_and_the_retry_sends_once(
     calls = []
 
     def fail_first_mark(self, sender, recipient, data, mark_sent):
-        def mark():
+        def mark(end):
             calls.append(recipient)
             if len(calls) == 1:
                 raise ConnectionError("the database went away")
-            return mark_sent()
+            return mark_sent(end)
 
         return real(self, sender, recipient, data, mark)
 
@@ -240,6 +244,52 @@ def test_batches_are_paced_to_the_hourly_rate(settings):
     now = timezone.now()
     assert timedelta(minutes=29) < later[0] - now <= timedelta(minutes=30)
     assert later[1] - later[0] == timedelta(minutes=30)
+
+
+def test_a_provider_with_a_rate_of_its_own_gets_its_share_at_that_rate(mail_server, settings):  # noqa: F811
+    settings.NEWSLETTER_BATCH_SIZE = 2
+    settings.NEWSLETTER_MAX_PER_HOUR_AT = [(("gmail.com", "googlemail.com"), 2)]
+    for n in range(3):
+        subscriber(f"reader{n}@Gmail.com")
+    subscriber("reader@googlemail.com")
+    subscriber("one@example.org")
+    subscriber("two@example.net")
+    ArticleFactory()
+    run_queued()
+    # Gmail's two an hour: its first batch now, its second an hour later; the rest at once.
+    assert recipients(mail_server) == [
+        "one@example.org",
+        "reader0@Gmail.com",
+        "reader1@Gmail.com",
+        "two@example.net",
+    ]
+    with time_machine.travel(timezone.now() + timedelta(minutes=59)):
+        assert run_queued() == 0
+    with time_machine.travel(timezone.now() + timedelta(minutes=61)):
+        run_queued()
+    assert len(recipients(mail_server)) == 6
+    assert Issue.objects.get().state == Issue.State.SENT
+
+
+@pytest.mark.parametrize(
+    "value", ["gmail.com", "gmail.com=0", "=100", "gmail.com=lots", "gmail.com=5 gmail.com=9"]
+)
+def test_a_malformed_provider_rate_is_refused_with_the_form_it_should_take(value):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from skillo.settings.base import provider_rates
+
+    with pytest.raises(ImproperlyConfigured, match="DOMAIN\\[,DOMAIN...\\]=PER_HOUR"):
+        provider_rates(value)
+
+
+def test_provider_rates_read_from_the_environment_form():
+    from skillo.settings.base import provider_rates
+
+    assert provider_rates("gmail.com,GoogleMail.com=20000 yahoo.com=5000") == [
+        (("gmail.com", "googlemail.com"), 20000),
+        (("yahoo.com",), 5000),
+    ]
 
 
 def test_a_sent_story_is_in_the_web_archive_with_a_page_of_its_own(mail_server):  # noqa: F811
@@ -297,3 +347,22 @@ def test_a_correction_reaches_those_who_were_sent_the_story_and_asked(mail_serve
     assert follow_ups[0]["Subject"] == "Correction: Go 1.24 ships"
     text = next(p for p in follow_ups[0].walk() if p.get_content_type() == "text/plain")
     assert "It ships in February." in text.get_payload(decode=True).decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_mark_is_committed_with_the_message_end_and_only_once():
+    from django.db import connection
+
+    person = subscriber("all@example.org")
+    issue = Issue.objects.create(kind=Issue.Kind.ONE_OFF, subject="Once")
+    delivery = Delivery.objects.create(issue=issue, subscriber=person)
+    queued = Delivery.objects.filter(pk=delivery.pk, state=Delivery.State.QUEUED)
+    ends = []
+    assert sending.commit_then(queued, lambda: ends.append(1), state=Delivery.State.SENT)
+    # A second try finds it sent: no second end, so no second message.
+    assert not sending.commit_then(queued, lambda: ends.append(2), state=Delivery.State.SENT)
+    assert ends == [1]
+    assert not connection.in_atomic_block
+    # Committed: the connection goes on as usual, and a rollback cannot undo the mark.
+    connection.rollback()
+    assert Delivery.objects.get(pk=delivery.pk).state == Delivery.State.SENT

@@ -10,6 +10,8 @@ from django.db.models import Count
 from django.utils.html import escape
 
 from news.models import Article, RelatedLink, Source, Tag
+from newsletters.issues import story_recipients
+from newsletters.models import Subscriber
 from people.models import Author
 
 from .conftest import rows_for_module
@@ -125,6 +127,8 @@ def test_same_seed_gives_the_same_articles():
         ({"tags": -5}, "--tags must be 0 or more"),
         ({"articles": 5, "tags": 0}, "--tags must be at least 1"),
         ({"batch_size": 0}, "--batch-size must be at least 1"),
+        ({"subscribers": -1}, "--subscribers must be 0 or more"),
+        ({"articles": 0, "tags": 0}, "Say what to add"),
     ],
 )
 def test_refuses_bad_arguments_and_writes_nothing(options, message):
@@ -132,6 +136,16 @@ def test_refuses_bad_arguments_and_writes_nothing(options, message):
         seed(**{"articles": 10, "tags": 5, **options})
     assert not Article.objects.exists()
     assert not Tag.objects.exists()
+    assert not Subscriber.objects.exists()
+
+
+def test_subscribers_are_topped_up_to_the_total_and_all_get_the_next_story():
+    seed(articles=0, tags=0, subscribers=25, batch_size=10)
+    output = seed(articles=0, tags=0, subscribers=30, batch_size=10)
+    assert "5 subscribers" in output
+    assert Subscriber.objects.filter(state=Subscriber.State.ACTIVE).count() == 30
+    story = ArticleFactory()
+    assert story_recipients(story).count() == 30
 
 
 def test_articles_get_bylines_from_a_few_busy_authors():

@@ -27,6 +27,26 @@ def env_list(name, default):
     return [item.strip() for item in value.split(",") if item.strip()] or default
 
 
+def provider_rates(value):
+    """ "gmail.com,googlemail.com=20000 yahoo.com=5000": [(("gmail.com",
+    "googlemail.com"), 20000), (("yahoo.com",), 5000)]."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    rates, seen = [], set()
+    for item in value.split():
+        domains, _, rate = item.partition("=")
+        names = tuple(name.strip().lower() for name in domains.split(",") if name.strip())
+        if not names or not rate.isdigit() or int(rate) < 1 or seen & set(names):
+            raise ImproperlyConfigured(
+                f"NEWSLETTER_MAX_PER_HOUR_AT: {item!r} is not DOMAIN[,DOMAIN...]=PER_HOUR "
+                "(a whole number of at least 1, each domain once), e.g. "
+                "gmail.com,googlemail.com=20000"
+            )
+        seen.update(names)
+        rates.append((names, int(rate)))
+    return rates
+
+
 DEBUG = env_bool("DEBUG", True)
 
 # Only good for a developer's laptop; production settings demand a real one.
@@ -449,6 +469,9 @@ ANYMAIL = {
 }
 NEWSLETTER_BATCH_SIZE = int(os.environ.get("NEWSLETTER_BATCH_SIZE", "200"))
 NEWSLETTER_MAX_PER_HOUR = int(os.environ.get("NEWSLETTER_MAX_PER_HOUR", "0"))
+# The mailbox providers that take only so much an hour from one sender, each under its
+# own limit as well as the one above: "gmail.com,googlemail.com=20000 yahoo.com=5000".
+NEWSLETTER_MAX_PER_HOUR_AT = provider_rates(os.environ.get("NEWSLETTER_MAX_PER_HOUR_AT", ""))
 # A mailto: for List-Unsubscribe beside the one-click URL, if one is read.
 NEWSLETTER_UNSUBSCRIBE_MAILTO = os.environ.get("NEWSLETTER_UNSUBSCRIBE_MAILTO", "")
 # DKIM signing of the newsletter over SMTP (dkimpy): a PEM RSA key; `manage.py

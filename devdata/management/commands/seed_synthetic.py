@@ -5,6 +5,7 @@ from bisect import bisect_right
 import factory.random
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, reset_queries, transaction
+from django.utils import timezone
 
 from devdata import synthetic
 from devdata.synthetic import rng
@@ -19,6 +20,7 @@ from news.models import (
     TaggedArticle,
 )
 from news.slugs import slug_from_title
+from newsletters.models import Subscriber
 from pagecache import purges
 from people.models import Author
 
@@ -39,18 +41,26 @@ LAST_NAMES = ["Lovelace", "Hopper", "Torvalds", "Hamilton", "Thompson", "Liskov"
 class Command(BaseCommand):
     help = (
         "Add synthetic articles (with sources, related links and Zipf-distributed tags) "
-        "for benchmarks: about 3% drafts, 1% scheduled, 30% backdated. Inserts in "
-        "batches, one transaction each, bypassing Article.save()."
+        "for benchmarks: about 3% drafts, 1% scheduled, 30% backdated; and active "
+        "newsletter subscribers. Inserts in batches, one transaction each, bypassing "
+        "Article.save()."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--articles", type=int, required=True, help="how many articles")
-        parser.add_argument("--tags", type=int, required=True, help="how many distinct tags")
+        parser.add_argument("--articles", type=int, default=0, help="how many articles")
+        parser.add_argument("--tags", type=int, default=0, help="how many distinct tags")
+        parser.add_argument(
+            "--subscribers",
+            type=int,
+            default=0,
+            help="how many active newsletter subscribers (reader<n>@example.org, every "
+            "story as it is published) to have in all; those already there count",
+        )
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
         parser.add_argument("--batch-size", type=int, default=1000, help="articles a batch")
 
-    def handle(self, *args, articles, tags, seed, batch_size, **options):
-        check_arguments(articles, tags, batch_size)
+    def handle(self, *args, articles, tags, subscribers, seed, batch_size, **options):
+        check_arguments(articles, tags, subscribers, batch_size)
         self.verbosity, self.batch_size = options["verbosity"], batch_size
         started = time.perf_counter()
         factory.random.reseed_random(seed)
@@ -72,6 +82,7 @@ class Command(BaseCommand):
             reset_queries()
             done += size
             self.progress(done, articles, started)
+        added = seed_subscribers(subscribers, batch_size)
         analyze()
         # bulk_create sends no signals: every cached page and count is stale.
         purges.purge_everything()
@@ -80,7 +91,8 @@ class Command(BaseCommand):
                 f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "
                 f"{seeder.counts['links']:,} related links and {seeder.counts['tagged']:,} "
                 f"taggings over {len(tag_rows):,} tags, {seeder.counts['bylines']:,} bylines "
-                f"by {len(authors):,} authors in {time.perf_counter() - started:.1f} s."
+                f"by {len(authors):,} authors, {added:,} subscribers in "
+                f"{time.perf_counter() - started:.1f} s."
             )
         )
 
@@ -93,7 +105,11 @@ class Command(BaseCommand):
             self.stdout.write(f"  {done:>9,} / {total:,} articles, {elapsed:.1f} s")
 
 
-def check_arguments(articles, tags, batch_size):
+def check_arguments(articles, tags, subscribers, batch_size):
+    if not articles and not subscribers:
+        raise CommandError("Say what to add: --articles (with --tags), --subscribers or both.")
+    if subscribers < 0:
+        raise CommandError("--subscribers must be 0 or more.")
     if articles < 0:
         raise CommandError("--articles must be 0 or more.")
     if tags < 0:
@@ -102,6 +118,26 @@ def check_arguments(articles, tags, batch_size):
         raise CommandError("--tags must be at least 1 when adding articles (each gets 1-6).")
     if batch_size < 1:
         raise CommandError("--batch-size must be at least 1.")
+
+
+def seed_subscribers(total, batch_size):
+    """Active subscribers up to ``total`` in all, each getting every story as it is
+    published: what a send to everyone (bench/newsletter.py) needs. The addresses are at
+    example.org, a domain reserved for examples (RFC 2606): mail to them reaches no one."""
+    have = Subscriber.objects.count()
+    now = timezone.now()
+    for start in range(have, total, batch_size):
+        with transaction.atomic():
+            Subscriber.objects.bulk_create(
+                Subscriber(
+                    email=f"reader{n}@example.org",
+                    state=Subscriber.State.ACTIVE,
+                    source="seed_synthetic",
+                    confirmed_at=now,
+                )
+                for n in range(start, min(total, start + batch_size))
+            )
+    return max(0, total - have)
 
 
 def ensure_tags(names):
