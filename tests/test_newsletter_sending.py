@@ -279,7 +279,7 @@ def test_a_malformed_provider_rate_is_refused_with_the_form_it_should_take(value
 
     from skillo.settings.base import provider_rates
 
-    with pytest.raises(ImproperlyConfigured, match="DOMAIN\\[,DOMAIN...\\]=PER_HOUR"):
+    with pytest.raises(ImproperlyConfigured, match=re.escape("DOMAIN[,DOMAIN...]=PER_HOUR")):
         provider_rates(value)
 
 
