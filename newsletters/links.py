@@ -30,8 +30,13 @@ def preferences_url(subscriber):
     return absolute(reverse("newsletters:preferences", args=[subscriber_token(subscriber)]))
 
 
+def unsubscribe_path(subscriber):
+    """For the site's own pages: a link on the host that served them."""
+    return reverse("newsletters:unsubscribe", args=[subscriber_token(subscriber)])
+
+
 def unsubscribe_url(subscriber):
-    return absolute(reverse("newsletters:unsubscribe", args=[subscriber_token(subscriber)]))
+    return absolute(unsubscribe_path(subscriber))
 
 
 class Confirmation:

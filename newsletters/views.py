@@ -14,7 +14,7 @@ from pagecache.dependencies import cached_page, depends_on
 from . import digests, signups
 from .dependencies import ARCHIVE
 from .forms import PreferencesForm, SignUpForm
-from .links import Confirmation, subscriber_from, unsubscribe_url
+from .links import Confirmation, subscriber_from, unsubscribe_path
 from .models import Issue, Subscriber
 
 TOO_MANY = (
@@ -127,7 +127,7 @@ def preferences(request, token):
         "form": form,
         "subscriber": subscriber,
         "saved": saved,
-        "unsubscribe_url": unsubscribe_url(subscriber),
+        "unsubscribe_path": unsubscribe_path(subscriber),
     }
     status = 400 if request.method == "POST" and not saved else 200
     return render(request, "newsletters/preferences.html", context, status=status)

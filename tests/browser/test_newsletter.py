@@ -76,3 +76,45 @@ def test_a_reader_signs_up_confirms_and_pauses_on_a_phone(
             page.screenshot(path=artifacts / "newsletter-preferences-phone.png", full_page=True)
     finally:
         context.close()
+
+
+def test_a_reader_changes_their_choices_then_leaves_on_a_wide_dark_screen(
+    browser, site, artifacts, axe_source
+):
+    from news.models import Tag
+    from newsletters.links import preferences_url
+
+    reader = Subscriber.objects.create(
+        email="wide@example.org", state=Subscriber.State.ACTIVE, everything=False
+    )
+    reader.topics.set([Tag.objects.get(slug="rust")])
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        with screenshots_on_failure(artifacts, "newsletter-preferences-wide", page):
+            page.goto(site + LINK.search(preferences_url(reader))[1])
+            check_page(page, axe_source)  # contrast checked in the dark scheme too
+            expect(page.get_by_label("Rust", exact=True)).to_be_checked()
+            page.get_by_label("Every story").check()
+            page.get_by_label("A daily digest").check()
+            page.get_by_label("Tell me about corrections").uncheck()
+            page.get_by_role("button", name="Save").click()
+            expect(page.locator(".form-saved")).to_contain_text("a daily digest")
+            reader.refresh_from_db()
+            assert (reader.everything, reader.frequency, reader.corrections) == (
+                True,
+                Subscriber.Frequency.DAILY,
+                False,
+            )
+            page.screenshot(path=artifacts / "newsletter-preferences-wide-dark.png")
+
+            page.get_by_role("link", name="Leave: send me nothing more").click()
+            check_page(page, axe_source)
+            reader.refresh_from_db()
+            assert reader.state == Subscriber.State.ACTIVE  # a page, not yet a departure
+            page.get_by_role("button", name="Unsubscribe").click()
+            expect(page.locator("h1")).to_have_text("You will get no more e-mail")
+            reader.refresh_from_db()
+            assert reader.state == Subscriber.State.UNSUBSCRIBED
+    finally:
+        context.close()
