@@ -2,7 +2,7 @@
 server in its own process, counted at that server.
 
     .venv/bin/python bench/newsletter.py [--database sqlite|postgres|both]
-                                         [--subscribers 100000] [--page-seconds 15]
+                                         [--subscribers 100000] [--kills-only]
 
 For each database: a fresh database with ``--subscribers`` active subscribers
 (``manage.py seed_synthetic --subscribers``); for 1 and
@@ -151,7 +151,7 @@ def send(env, folder, label, workers, subscribers, server=None, path=None, kill_
     return result
 
 
-def bench(url, folder, subscribers):
+def bench(url, folder, subscribers, kills_only=False):
     env = django_env(
         url, folder / "static", PAGE_CACHE_PURGE_LOG="off",
         EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend", TASK_LEASE="5",
@@ -163,6 +163,9 @@ def bench(url, folder, subscribers):
     manage(env, "seed_synthetic", "--subscribers", str(subscribers), "--batch-size", "5000",
            timeout=1800)  # fmt: skip
     results = {}
+    if kills_only:
+        results["kill_every_5_s"] = send(env, folder, "kills", 4, subscribers, kill_every=5.0)
+        return results
     with Gunicorn({**env, "PAGE_CACHE": "1"}, folder / "gunicorn.log", workers=2) as server:
         server.get(path)
         idle = wrk(server.base_url + path, 15, connections=8, threads=2)
@@ -179,6 +182,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--subscribers", type=int, default=100_000)
+    parser.add_argument(
+        "--kills-only", action="store_true", help="only the send with a worker killed every 5 s"
+    )
     options = parser.parse_args()
     exit_cleanly_on_sigterm()
     results = {}
@@ -187,13 +193,16 @@ def main():
         if options.database in ("sqlite", "both"):
             log("SQLite")
             results["sqlite"] = bench(
-                f"sqlite:///{folder / 'newsletter.sqlite3'}", folder, options.subscribers
+                f"sqlite:///{folder / 'newsletter.sqlite3'}",
+                folder,
+                options.subscribers,
+                options.kills_only,
             )
         if options.database in ("postgres", "both"):
             log("PostgreSQL")
             with PostgresCluster() as cluster:
                 url = cluster.create_database("skillo_newsletter")
-                results["postgres"] = bench(url, folder, options.subscribers)
+                results["postgres"] = bench(url, folder, options.subscribers, options.kills_only)
     print(json.dumps(results, indent=2))
 
 
