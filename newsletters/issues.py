@@ -14,7 +14,7 @@ from pagecache import purges
 from . import compose, digests, suppression
 from .dependencies import ARCHIVE
 from .models import Delivery, Issue, Subscriber
-from .sending import Refused, commit_then, transport
+from .sending import Refused, commit_then, quick_marks, transport
 
 CHUNK = 2000
 
@@ -176,7 +176,7 @@ def send(issue_id, first_id, last_id, lane=None):
     queued = list(queued.select_related("subscriber").order_by("pk"))
     blocked = suppression.suppressed(d.subscriber.email for d in queued)
     deferred = sent = 0
-    with transport() as carrier:
+    with transport() as carrier, quick_marks():
         for delivery in queued:
             subscriber = delivery.subscriber
             if not subscriber.receives_mail or subscriber.email in blocked:

@@ -12,6 +12,7 @@ import dkim
 import pytest
 import time_machine
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -351,8 +352,6 @@ def test_a_correction_reaches_those_who_were_sent_the_story_and_asked(mail_serve
 
 @pytest.mark.django_db(transaction=True)
 def test_the_mark_is_committed_with_the_message_end_and_only_once():
-    from django.db import connection
-
     person = subscriber("all@example.org")
     issue = Issue.objects.create(kind=Issue.Kind.ONE_OFF, subject="Once")
     delivery = Delivery.objects.create(issue=issue, subscriber=person)
@@ -366,3 +365,20 @@ def test_the_mark_is_committed_with_the_message_end_and_only_once():
     # Committed: the connection goes on as usual, and a rollback cannot undo the mark.
     connection.rollback()
     assert Delivery.objects.get(pk=delivery.pk).state == Delivery.State.SENT
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's own settings")
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_on_sqlite_leaves_the_connection_as_safe_as_it_found_it(mail_server):  # noqa: F811
+    subscriber("all@example.org")
+    ArticleFactory()
+    with connection.cursor() as cursor:
+        before = [cursor.execute(f"PRAGMA {name}").fetchone()[0] for name in PRAGMAS]
+    run_queued()
+    assert recipients(mail_server) == ["all@example.org"]
+    with connection.cursor() as cursor:
+        # A save acknowledged to an editor afterwards still waits for its fsync.
+        assert [cursor.execute(f"PRAGMA {name}").fetchone()[0] for name in PRAGMAS] == before
+
+
+PRAGMAS = ("synchronous", "wal_autocheckpoint")

@@ -91,8 +91,9 @@ class Command(BaseCommand):
                 f"Seeded {articles:,} articles, {seeder.counts['sources']:,} sources, "
                 f"{seeder.counts['links']:,} related links and {seeder.counts['tagged']:,} "
                 f"taggings over {len(tag_rows):,} tags, {seeder.counts['bylines']:,} bylines "
-                f"by {len(authors):,} authors, {added:,} subscribers in "
-                f"{time.perf_counter() - started:.1f} s."
+                f"by {len(authors):,} authors"
+                + (f", {added:,} subscribers" if subscribers else "")
+                + f" in {time.perf_counter() - started:.1f} s."
             )
         )
 
