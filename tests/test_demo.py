@@ -8,7 +8,12 @@ from news.models import Article
 
 from .conftest import DEMO_CONTENT, SHARED_SLUG
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    # make run loads the demo, on SQLite; the importer it goes through is tested on
+    # both databases (test_import_export.py).
+    pytest.mark.sqlite_only(reason="the demo is make run's, on SQLite"),
+]
 
 
 def load():
