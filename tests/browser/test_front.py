@@ -3,7 +3,11 @@ its picture, the top stories side by side, the topics' sections side by side; at
 one column; a thumbnail with its size on every list, portraits in bylines; one grid for
 header, content and footer; nothing moves as pictures arrive; axe finds nothing."""
 
+import io
+from itertools import pairwise
+
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from images.renditions import page_renditions
@@ -114,7 +118,7 @@ def test_at_1280_px_the_lead_the_top_stories_and_the_sections_sit_side_by_side(
     assert places == sorted(places), (header_topics, names)
     row = [box(sections.nth(n)) for n in range(min(3, sections.count()))]
     assert all(abs(s["y"] - row[0]["y"]) <= 1 for s in row), row
-    assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(row, row[1:])), row
+    assert all(a["x"] + a["width"] <= b["x"] for a, b in pairwise(row)), row
     assert row[0]["y"] > first_row[0]["y"] + first_row[0]["height"]
     # Then the newsletter.
     newsletter = box(page.locator(".front-newsletter"))
@@ -250,5 +254,8 @@ def test_screenshots_for_the_docs(new_page, site, docs_screenshots):
             page = open_page(new_page, site, path, width)
             settle(page)
             page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=docs_screenshots / f"{name}-{width}.png", full_page=True)
+            shot = Image.open(io.BytesIO(page.screenshot(full_page=True))).convert("RGB")
+            # 128 colours: a quarter of the bytes, for a repository that keeps every version.
+            shot = shot.quantize(128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+            shot.save(docs_screenshots / f"{name}-{width}.png", optimize=True)
             page.context.close()
