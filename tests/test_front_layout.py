@@ -220,9 +220,7 @@ def test_an_article_without_a_picture_gets_a_block_naming_its_topic(client, plai
     assert "<span>Linux</span>" in card
 
 
-def test_a_picture_whose_renditions_are_not_ready_is_a_block_not_a_broken_frame(
-    client, media_root
-):
+def test_a_picture_whose_renditions_are_not_ready_is_a_block_not_a_broken_frame(client, media_root):
     waiting = ImageFactory(made=False)
     ArticleFactory(title="Picture on its way", tags=["linux"], lead_image=waiting)
     card = card_of(client.get("/tags/linux/").content.decode(), "Picture on its way")
