@@ -1,5 +1,6 @@
-"""Page weight (issue 14): what a reader's browser downloads for an article page with a
-lead image, on a 390 px phone at 3x and a 1280 px desktop at 1x, compressed as sent.
+"""Page weight (issues 14 and 33): what a reader's browser downloads for the home page
+and for an article page with a lead image, on a 390 px phone at 3x and a 1280 px desktop
+at 1x and 2x, compressed as sent, on a cold load (an empty browser cache).
 
     .venv/bin/python bench/weight.py
 
@@ -77,20 +78,22 @@ def main():
             browser = playwright.chromium.launch(
                 executable_path=chromium, args=["--headless", "--no-sandbox"]
             )
-            log(f"weighing {path}")
-            print(f"Article page {path}, bytes on the wire (compressed bodies):\n")
-            print("| reader | HTML | CSS | images | other | total |")
-            print("|---|---:|---:|---:|---:|---:|")
-            for name, (viewport, scale) in VIEWPORTS.items():
-                by_kind, files = weigh(browser, server.base_url + path, viewport, scale)
-                known = ("document", "stylesheet", "image")
-                other = sum(size for kind, size in by_kind.items() if kind not in known)
-                print(
-                    f"| {name} | {by_kind['document']:,} | {by_kind['stylesheet']:,} | "
-                    f"{by_kind['image']:,} | {other:,} | {sum(by_kind.values()):,} |"
-                )
-                for kind, size, file in files:
-                    log(f"  {name}: {kind:10} {size:>8,}  {file}")
+            for title, url in [("Home page /", "/"), (f"Article page {path}", path)]:
+                log(f"weighing {url}")
+                print(f"{title}, bytes on the wire (compressed bodies):\n")
+                print("| reader | HTML | CSS | images | other | total |")
+                print("|---|---:|---:|---:|---:|---:|")
+                for name, (viewport, scale) in VIEWPORTS.items():
+                    by_kind, files = weigh(browser, server.base_url + url, viewport, scale)
+                    known = ("document", "stylesheet", "image")
+                    other = sum(size for kind, size in by_kind.items() if kind not in known)
+                    print(
+                        f"| {name} | {by_kind['document']:,} | {by_kind['stylesheet']:,} | "
+                        f"{by_kind['image']:,} | {other:,} | {sum(by_kind.values()):,} |"
+                    )
+                    for kind, size, file in files:
+                        log(f"  {name}: {kind:10} {size:>8,}  {file}")
+                print()
             browser.close()
 
 

@@ -24,6 +24,16 @@ from .templatetags.news import byline_structured_data, organization, with_images
 from .topics import topic_sizes
 
 CARD = "includes/article_card.html"
+# How a list shows an article, by the name its fragment is kept under: (template, the
+# template's context besides the article).
+KINDS = {
+    # A card in a list, dated by publication.
+    "card": (CARD, {"event_dates": False}),
+    # A card in the archive, dated by the event.
+    "event-card": (CARD, {"event_dates": True}),
+    # The home page's lead story: its picture large.
+    "lead": ("includes/lead_story.html", {}),
+}
 
 
 @dataclass(frozen=True)
@@ -40,26 +50,37 @@ def cards(pks, event=False):
     """The cards of the articles ``pks``, in their order; an article no longer public has
     none."""
     kind = "event-card" if event else "card"
-    names = {f"{kind}:{pk}": pk for pk in pks}
+    return list(cards_of([(kind, pk) for pk in pks]).values())
+
+
+def cards_of(wanted):
+    """{(kind, pk): Card} of each wanted (kind, article id) (KINDS), in their order, those
+    of a page's several lists read together: the kept ones, and the others rendered from
+    one read of their articles. An article no longer public has none."""
+    names = {f"{kind}:{pk}": (kind, pk) for kind, pk in wanted}
 
     def build(missing):
+        pks = {names[name][1] for name in missing}
         articles = with_topics(
-            Article.objects.for_list().filter(pk__in=[names[name] for name in missing])
+            Article.objects.for_list().select_related("lead_image").filter(pk__in=pks)
         )
+        by_pk = {article.pk: article for article in articles}
         built = {}
-        for article in articles:
+        for name in missing:
+            kind, pk = names[name]
+            if (article := by_pk.get(pk)) is None:
+                continue
+            template, context = KINDS[kind]
             authors = tuple(author.pk for author in article.byline)
-            html = render_to_string(CARD, {"article": article, "event_dates": event})
-            built[f"{kind}:{article.pk}"] = (
-                (html, authors),
-                [ARTICLE(article.pk), *AUTHOR.each(authors)],
-            )
+            html = render_to_string(template, {"article": article, **context})
+            built[name] = ((html, authors), [ARTICLE(article.pk), *AUTHOR.each(authors)])
         return built
 
     found = fragments.kept(list(names), build)
-    return [
-        Card(names[name], mark_safe(html), authors) for name, ((html, authors), _) in found.items()
-    ]
+    return {
+        names[name]: Card(names[name][1], mark_safe(html), authors)
+        for name, ((html, authors), _) in found.items()
+    }
 
 
 @dataclass(frozen=True)

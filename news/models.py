@@ -132,31 +132,6 @@ class ArticleQuerySet(models.QuerySet):
             *own_parts_prefetch(), related_links_prefetch()
         )
 
-    def on_front_page(self):
-        """(lead story or None, [pinned features]) chosen by the editors, as cards need
-        them (for_list()). The pins are remembered until the editors change them (FRONT),
-        so a page without pins costs no query and one with pins the cards' queries."""
-
-        def pins():
-            return [
-                [pk, lead, until.timestamp() if until else None]
-                for pk, lead, until in FrontPin.objects.filter(
-                    Q(until__isnull=True) | Q(until__gt=timezone.now())
-                ).values_list("article_id", "lead", "until")
-            ]
-
-        now = timezone.now().timestamp()
-        active = [(pk, lead) for pk, lead, until in remember("front:pins", [FRONT()], pins)
-                  if until is None or until > now]  # fmt: skip
-        if not active:
-            return None, []
-        chosen = with_topics(self.for_list().filter(pk__in=[pk for pk, _ in active]))
-        articles = {a.pk: a for a in chosen}
-        # The pins come in their order (Meta.ordering): the first lead leads.
-        lead_pk = next((pk for pk, lead in active if lead and pk in articles), None)
-        features = [articles[pk] for pk, _ in active if pk != lead_pk and pk in articles]
-        return articles.get(lead_pk), list(dict.fromkeys(features))
-
     def showing_image(self, image):
         """Articles showing ``image``: as their lead image or placed in their text (the
         text search is a scan, fine for the rare change of an image)."""
@@ -232,15 +207,23 @@ def byline_prefetch(queryset=None, *, names_only=False):
     """An article's authors in their order, with the authors, in one query for a whole
     list of articles (``article.authorships.all()``, as templates read them).
 
-    ``names_only``: each author's name and slug only, as a list's bylines show them;
-    otherwise whole authors with their portraits, as an article's structured data does.
+    ``names_only``: each author's name and slug, and what their portrait's renditions are
+    named from, only, as a list's bylines show them; otherwise whole authors with their
+    portraits, as an article's structured data does.
     """
     queryset = queryset if queryset is not None else ArticleAuthor.objects
     if names_only:
         return models.Prefetch(
             "authorships",
-            queryset=queryset.select_related("author").only(
-                "article", "position", "author__name", "author__slug"
+            queryset=queryset.select_related("author", "author__photo").only(
+                "article",
+                "position",
+                "author__name",
+                "author__slug",
+                "author__photo__sha256",
+                "author__photo__width",
+                "author__photo__height",
+                "author__photo__renditions_made_for",
             ),
         )
     return models.Prefetch(
@@ -983,3 +966,25 @@ class FrontPin(models.Model):
 
     def __str__(self):
         return f"{'Lead story' if self.lead else 'Feature'}: {self.article.title}"
+
+
+def front_choices():
+    """The editors' choices for the home page, as article ids: (the lead stories, first
+    first; every pinned article, in the pins' order). Whether each is public is the
+    cards' to say (news.fragments.cards_of()). Remembered until the editors change them
+    (FRONT), so the home page reads no pin."""
+
+    def pins():
+        return [
+            [pk, lead, until.timestamp() if until else None]
+            for pk, lead, until in FrontPin.objects.filter(
+                Q(until__isnull=True) | Q(until__gt=timezone.now())
+            ).values_list("article_id", "lead", "until")
+        ]
+
+    now = timezone.now().timestamp()
+    active = [(pk, lead) for pk, lead, until in remember("front:pins", [FRONT()], pins)
+              if until is None or until > now]  # fmt: skip
+    # The pins come in their order (FrontPin.Meta.ordering): the first lead leads.
+    leads = [pk for pk, lead in active if lead]
+    return leads, list(dict.fromkeys(pk for pk, _ in active))

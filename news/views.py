@@ -30,6 +30,7 @@ from .dependencies import (
     TOPICS,
 )
 from .feeds import FEED_SIZE, AuthorFeed, LatestArticlesFeed, TagFeed
+from .front import front_page
 from .models import (
     Article,
     Correction,
@@ -64,18 +65,19 @@ class ArticlesPageMixin:
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        if self.shows_cards:
-            shown = fragments.cards(context["object_list"], event=self.event_cards)
-            context["object_list"] = context["articles"] = shown
-            authors = [pk for card in shown for pk in card.authors]
-        else:
-            authors = []
+        shown = self.show_cards(context) if self.shows_cards else context["articles"]
         depends_on(
             self.request,
-            *ARTICLE.each(article.pk for article in context["articles"]),
-            *AUTHOR.each(authors),
+            *ARTICLE.each(article.pk for article in shown),
+            *AUTHOR.each(pk for card in shown for pk in getattr(card, "authors", ())),
         )
         return context
+
+    def show_cards(self, context):
+        """Put the page's cards in ``context``; return every card the page shows."""
+        shown = fragments.cards(context["object_list"], event=self.event_cards)
+        context["object_list"] = context["articles"] = shown
+        return shown
 
 
 @cached_page(NAV, LATEST, FRONT)
@@ -88,19 +90,16 @@ class ArticleListView(ArticlesPageMixin, ListView):
         # Built per request: published() compares against the current time.
         return Article.objects.published()
 
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        if context["page_obj"].number == 1:
-            # The editors' choices, on the first page only; none: just the latest.
-            lead, features = Article.objects.on_front_page()
-            chosen = [*([lead] if lead else []), *features]
-            depends_on(
-                self.request,
-                *ARTICLE.each(article.pk for article in chosen),
-                *AUTHOR.each(author.pk for article in chosen for author in article.byline),
-            )
-            context.update(lead_story=lead, features=features)
-        return context
+    def show_cards(self, context):
+        if context["page_obj"].number > 1:
+            return super().show_cards(context)
+        # The first page as the editors lay it out (news.front), its sections' topics
+        # among what it shows.
+        front = front_page(list(context["object_list"]))
+        depends_on(self.request, *TAG.each(section.topic.pk for section in front.sections))
+        context["front"] = front
+        context["object_list"] = context["articles"] = front.rest
+        return front.shown
 
 
 @cached_page(NAV)

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.db.models import prefetch_related_objects
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -373,6 +374,8 @@ class Results:
             found += self._fetch(self._ranked_page(start, min(stop, RANK_WINDOW)))
         if stop > RANK_WINDOW:
             found += self._fetch(self._older_page(max(start, RANK_WINDOW), stop))
+        # Their lead images for the thumbnails, in one query for the page (none without).
+        prefetch_related_objects([a for a in found if a.lead_image_id], "lead_image")
         return with_topics(found)
 
     def _ranked_page(self, start, stop):

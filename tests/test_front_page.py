@@ -24,10 +24,14 @@ def home(client):
     return client.get("/").content.decode()
 
 
-def test_without_choices_the_home_page_is_the_latest(client):
+def test_without_choices_the_newest_story_leads(client):
+    ArticleFactory(title="Older news")
     ArticleFactory(title="Plain news")
     html = home(client)
-    assert "<h1>Latest on Skillo</h1>" in html and "Lead story" not in html
+    lead = html[html.index('<div class="front-lead">') : html.index('<div class="card-grid')]
+    assert "Plain news" in lead and "Older news" not in lead
+    # Nobody chose it: it is not labelled as the editors' lead story.
+    assert "Lead story" not in html
 
 
 def test_the_lead_story_and_features_come_first(client):
@@ -39,7 +43,7 @@ def test_the_lead_story_and_features_come_first(client):
         FrontPin.objects.create(article=article, position=position)
     html = home(client)
     assert html.index("The big story") < html.index("Feature 0") < html.index("Feature 1")
-    assert html.index("Feature 1") < html.index("Latest on Skillo")
+    assert html.index("Feature 1") < html.index("Newest ordinary news")
     assert '<p class="lead-story__label">Lead story</p>' in html
 
 

@@ -45,7 +45,13 @@ def checker():
 def site(db, shared_article, media_root):
     # "Publish now" stores the time with microseconds. A lead image with a caption.
     photo = ImageFactory(width=1600, height=900, caption="A caption & <credit>")
-    author = AuthorFactory(name="Ada <Lovelace> & co", slug="ada", bio="One.\n\nTwo & <three>.")
+    # With a portrait: bylines show it on lists and articles.
+    author = AuthorFactory(
+        name="Ada <Lovelace> & co",
+        slug="ada",
+        bio="One.\n\nTwo & <three>.",
+        photo=ImageFactory(width=600, height=800),
+    )
     AuthorLinkFactory(author=author, label="Mastodon & more")
     fresh = ArticleFactory(
         title="AT&T <impl Trait> & more",

@@ -106,7 +106,7 @@ def test_topics_show_by_their_names(page, site):
 def test_the_editors_choices_show_on_the_public_site(page, site):
     # The demo content pins a lead story; an editor orders the header's topics.
     page.goto(site + "/")
-    expect(page.locator(".lead-story .lead-story__label")).to_have_text("Lead story")
+    expect(page.locator(".front-lead .lead-story__label")).to_have_text("Lead story")
     for position, name in enumerate(["Rust", "Python"], start=1):
         tag = Tag.objects.get(name=name)
         tag.header_position = position
