@@ -4,6 +4,7 @@ one column; a thumbnail with its size on every list, portraits in bylines; one g
 header, content and footer; nothing moves as pictures arrive; axe finds nothing."""
 
 import io
+import os
 from itertools import pairwise
 
 import pytest
@@ -89,11 +90,10 @@ def box(locator):
     return locator.bounding_box()
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_at_1280_px_the_lead_the_top_stories_and_the_sections_sit_side_by_side(
-    new_page, site, scheme
-):
-    page = open_page(new_page, site, "/", 1280, scheme)
+# Layout and sizes are the same in both schemes (colours alone change, which the axe
+# test checks in each): these run in the light one.
+def test_at_1280_px_the_lead_the_top_stories_and_the_sections_sit_side_by_side(new_page, site):
+    page = open_page(new_page, site, "/", 1280)
     picture = box(page.locator(".front-lead .lead-story__picture"))
     headline = box(page.locator(".front-lead .lead-story__title"))
     # The lead's headline beside its picture, the picture large.
@@ -127,22 +127,20 @@ def test_at_1280_px_the_lead_the_top_stories_and_the_sections_sit_side_by_side(
     assert overflow(page) == 0
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_at_390_px_the_home_page_is_one_column(new_page, site, scheme):
-    page = open_page(new_page, site, "/", 390, scheme)
+def test_at_390_px_the_home_page_is_one_column(new_page, site):
+    page = open_page(new_page, site, "/", 390)
     cards = page.locator("main .card, main .lead-story")
     lefts = {round(box(cards.nth(n))["x"]) for n in range(cards.count())}
     assert lefts == {16}, lefts  # all on the gutter, none beside another
     assert overflow(page) == 0
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_list_shows_thumbnails_with_their_size_or_a_block_the_same_size(
-    new_page, site, width, scheme
+    new_page, site, width
 ):
     for name, path in lists(site).items():
-        page = open_page(new_page, site, path, width, scheme)
+        page = open_page(new_page, site, path, width)
         cards = page.locator("main .card")
         assert cards.count() >= 1, name
         expect(cards.locator("img")).not_to_have_count(0)
@@ -243,6 +241,10 @@ def test_a_topic_section_follows_the_editors_order(new_page, site):
     expect(page.locator(".front-section .section-heading")).to_have_text(["Linux", "Python"])
 
 
+@pytest.mark.skipif(
+    not os.environ.get("UPDATE_DOCS_SCREENSHOTS"),
+    reason="takes the docs' screenshots again when UPDATE_DOCS_SCREENSHOTS=1 (README)",
+)
 def test_screenshots_for_the_docs(new_page, site, docs_screenshots):
     article = Article.objects.published().filter(lead_image__isnull=False).first()
     for width in WIDTHS:
