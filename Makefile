@@ -148,10 +148,8 @@ $(AXE_CORE):
 # hostile-input grid, of which a sample runs). Each is cut in parts that take turns while
 # others wait on their servers:
 #   postgres, sqlite                   all but the parts below,
-#   postgres-servers, sqlite-servers   tests starting servers and processes of their own
-#                                      (on PostgreSQL, with its two heaviest other files),
-#   grid                               the hostile-input grid on SQLite, in full, and
-#                                      SQLite's concurrent editors,
+#   postgres-servers, sqlite-servers   tests starting servers and processes of their own,
+#   grid                               the hostile-input grid on SQLite, in full,
 #   browser                            the browser tests (Chromium), on SQLite.
 # So every test runs at least once, the database-dependent ones on both databases.
 # The runs share one copy of the static files as production collects them (a minute of
@@ -160,16 +158,11 @@ $(AXE_CORE):
 # run one pass each.
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
-SERVER_TESTS := tests/test_background_workers.py tests/test_killed_backups.py \
+SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_killed_backups.py \
   tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py \
   tests/varnish
-# Runs moved to even out the ends (the runs share two cores: one left alone at the end
-# uses one): SQLite's concurrent editors (their own database file, and gunicorn) beside
-# the grid; PostgreSQL's heaviest ordinary files beside its server tests.
-EDITORS_TEST := tests/test_concurrent_editors.py
-POSTGRES_BESIDE_SERVERS := tests/test_query_counts.py tests/test_discovery.py
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/browser-tests.sqlite3 \
@@ -195,16 +188,16 @@ test-postgres: $(VENV)/.installed check redis
 
 # The runs alone, for make test (which has made their prerequisites first).
 test-run-postgres:
-	$(PYTEST_POSTGRES) $(addprefix --ignore=,$(SERVER_TESTS) $(EDITORS_TEST) $(POSTGRES_BESIDE_SERVERS))
+	$(PYTEST_POSTGRES) $(addprefix --ignore=,$(SERVER_TESTS))
 test-run-postgres-servers:
-	$(PYTEST_POSTGRES) $(SERVER_TESTS) $(EDITORS_TEST) $(POSTGRES_BESIDE_SERVERS)
+	$(PYTEST_POSTGRES) $(SERVER_TESTS)
 test-run-sqlite:
-	$(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS) $(EDITORS_TEST))
+	$(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS))
 # Worker processes must see the suite's database: a file, not SQLite in memory.
 test-run-sqlite-servers:
 	SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/server-tests.sqlite3 $(PYTEST_SQLITE) $(SERVER_TESTS)
 test-run-grid:
-	$(PYTEST_SQLITE) $(HOSTILE_GRID) $(EDITORS_TEST)
+	$(PYTEST_SQLITE) $(HOSTILE_GRID)
 test-run-browser:
 	$(PYTEST_BROWSER)
 

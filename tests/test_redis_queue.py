@@ -198,15 +198,24 @@ def test_a_worker_runs_queued_and_periodic_tasks_get_result_reads_them_and_they_
         + [path for path, _ in periodic.values()]
     )
     redis = backend.connection
+    # The digests' planner queues each digest's send for its period's end, already past:
+    # those may run too, beside the ones this test waits for.
+    queued_by_periodic = {"newsletters.tasks.send_issue"}
 
     def ended():
         ids = FinishedJobRegistry("default", connection=redis).get_job_ids(cleanup=False)
         ids += FailedJobRegistry("default", connection=redis).get_job_ids(cleanup=False)
-        return len(ids) == len(expected) and ids
+        jobs = Job.fetch_many(ids, redis, serializer=SERIALIZER)
+        ours = [job for job in jobs if task_path(job) not in queued_by_periodic]
+        return sorted(task_path(job) for job in ours) == expected and jobs
 
-    ids = until(ended, "the worker runs the two tasks and queues and runs the periodic ones")
-    jobs = Job.fetch_many(ids, redis, serializer=SERIALIZER)
-    outcomes = sorted((task_path(job), job.get_status(refresh=False)) for job in jobs)
+    jobs = until(ended, "the worker runs the two tasks and queues and runs the periodic ones")
+    assert {task_path(job) for job in jobs} <= set(expected) | queued_by_periodic
+    outcomes = sorted(
+        (task_path(job), job.get_status(refresh=False))
+        for job in jobs
+        if task_path(job) not in queued_by_periodic
+    )
     assert outcomes == [(path, "finished") for path in expected]
     assert PeriodicRun.objects.filter(last_queued_at__isnull=False).count() == len(periodic)
     result = tasks.record.get_result(ran.id)
