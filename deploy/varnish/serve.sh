@@ -61,16 +61,29 @@ stop() {
 }
 trap 'stop INT' INT
 trap 'stop TERM' TERM
-# wait is cut short by a trapped signal: wait again until the process is really gone.
-reap() { while kill -0 "$1" 2>/dev/null; do wait "$1" 2>/dev/null; done; }
+# Until the process (and its session's process group) is gone; after $2 seconds it is
+# killed: a stop must end even when a process hangs on its way out (gunicorn's own
+# graceful timeout is 30 s). Polled, since wait cannot give up after a time.
+reap() {
+  local deadline=$((SECONDS + $2))
+  while kill -0 "$1" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      say "pid $1 still running $2 s after it was asked to stop: killing it."
+      kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$1" 2>/dev/null
+    fi
+    sleep 0.1
+  done
+  wait "$1" 2>/dev/null
+  return 0
+}
 finish() {
   stopping=1
   [ -n "$pause" ] && kill "$pause" 2>/dev/null
   # What is left of the app server's process group (workers whose master was killed).
   [ -n "$app" ] && kill -TERM -- "-$app" 2>/dev/null
   [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
-  [ -n "$app" ] && reap "$app"
-  [ -n "$varnish" ] && reap "$varnish"
+  [ -n "$app" ] && reap "$app" 35
+  [ -n "$varnish" ] && reap "$varnish" 10
   return 0
 }
 trap finish EXIT

@@ -124,7 +124,8 @@ def test_a_signal_to_the_launcher_stops_varnish_and_the_app_server(launch, signa
     commands = " ".join(launcher.processes().values())
     assert "varnishd" in commands and "gunicorn" in commands
     os.kill(launcher.process.pid, signal_number)
-    launcher.process.wait(timeout=45)
+    # serve.sh kills what has not stopped 35 s after the signal (app) or 10 s (Varnish).
+    launcher.process.wait(timeout=60)
     assert launcher.processes() == {}, launcher.log()
     with pytest.raises(ConnectionRefusedError):
         get(launcher.url, "/robots.txt")
