@@ -71,6 +71,10 @@ def audit(url, chromium, folder):
         "CLS": round(metrics["cumulative-layout-shift"]["numericValue"], 3),
         "TBT ms": round(metrics["total-blocking-time"]["numericValue"]),
     }
+    lcp = metrics.get("largest-contentful-paint-element", {}).get("details", {})
+    items = [item for group in lcp.get("items", []) for item in group.get("items", [group])]
+    node = next((item["node"] for item in items if "node" in item), {})
+    figures["LCP element"] = f"`{node.get('snippet', '?')[:60]}`"
     return scores, figures, failed
 
 
@@ -89,8 +93,8 @@ def main():
         manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
         manage(env, "load_demo", timeout=600)
         paths = pages(env)
-        print("| page | " + " | ".join(CATEGORIES) + " | LCP ms | CLS | TBT ms |")
-        print("|---|" + "---:|" * (len(CATEGORIES) + 3))
+        print("| page | " + " | ".join(CATEGORIES) + " | LCP ms | CLS | TBT ms | LCP element |")
+        print("|---|" + "---:|" * (len(CATEGORIES) + 3) + "---|")
         notes = []
         with Gunicorn(env, work / "gunicorn.log") as server:
             for name, path in paths.items():

@@ -167,6 +167,14 @@ def backend_vcl(port, purgers=("127.0.0.1", "::1")):
     )
 
 
+def as_from_a_terminal():
+    """SIGINT as a terminal's Ctrl-C finds it. A make run as a background job (CI's, a
+    script's `make test &`) ignores SIGINT, every process under it inherits that, and a
+    shell cannot trap a signal ignored when it started: the launcher would never hear
+    the Ctrl-C the test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Launcher:
     """deploy/varnish/serve.sh as `make serve VARNISH=1` runs it: varnishd on a free port
     (and, with ``tls``, a PROXY-protocol address for a TLS terminator) in front of
@@ -212,6 +220,7 @@ class Launcher:
             [str(LAUNCHER), f"127.0.0.1:{self.port}", f"127.0.0.1:{self.backend_port}",
              *self.command],
             cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True,
+            preexec_fn=as_from_a_terminal,
         )  # fmt: skip
         log.close()
         if wait:
