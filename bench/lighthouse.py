@@ -36,30 +36,43 @@ def pages(env):
         ".order_by('slug').first(); "
         "t = a.tags.order_by('slug').first(); "
         "w = Author.objects.filter(authorships__article=a).first() or Author.objects.first(); "
-        "print(a.get_absolute_url(), t.get_absolute_url(), w.get_absolute_url())"
+        "print(a.get_absolute_url(), f'/tags/{t.slug}/', f'/authors/{w.slug}/')"
     )
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        cwd=ROOT, env=env, check=True, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     article, topic, author = result.stdout.strip().splitlines()[-1].split()
     return {"home": "/", "article": article, "topic": topic, "author": author}
 
 
+def details(audit):
+    """What a failed audit names (the link texts, the files), briefly."""
+    items = (audit.get("details") or {}).get("items") or []
+    named = [item.get("text") or item.get("url") for item in items if isinstance(item, dict)]
+    named = [str(name)[:50] for name in named if name]
+    return f": {'; '.join(named[:3])}" if named else ""
+
+
 def audit(url, chromium, folder):
     report = folder / "report.json"
-    subprocess.run(
-        [
-            str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
-            f"--only-categories={','.join(CATEGORIES)}",
-            "--chrome-flags=--headless=new --no-sandbox",
-        ],
-        env={**os.environ, "CHROME_PATH": chromium}, check=True, timeout=300,
-    )  # fmt: skip
+    command = [
+        str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        "--chrome-flags=--headless=new --no-sandbox",
+    ]  # fmt: skip
+    # Lighthouse sometimes fails to record the trace ("NO_NAVSTART"): up to three tries.
+    for attempt in range(3):
+        done = subprocess.run(command, env={**os.environ, "CHROME_PATH": chromium}, timeout=300)
+        if done.returncode == 0:
+            break
+        log(f"Lighthouse failed (try {attempt + 1} of 3)")
+    else:
+        raise SystemExit(f"Lighthouse failed three times on {url}")
     data = json.loads(report.read_text())
     scores = {name: round(data["categories"][name]["score"] * 100) for name in CATEGORIES}
     failed = sorted(
-        f"{audit['id']} ({audit['score']})"
+        f"{audit['id']} ({audit['score']}{details(audit)})"
         for audit in data["audits"].values()
         if audit.get("score") is not None
         and audit["score"] < 0.9
