@@ -77,6 +77,18 @@ def manage(env, *args, timeout):
         raise BenchError(f"manage.py {' '.join(args)} failed: {error}") from error
 
 
+def demo_site(work):
+    """The environment of a fresh SQLite site in ``work`` with the demo content (what
+    `make run` shows), its static files collected and its media kept there too."""
+    env = django_env(
+        f"sqlite:///{work / 'db.sqlite3'}", work / "static", MEDIA_ROOT=str(work / "media")
+    )
+    manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
+    manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
+    manage(env, "load_demo", timeout=600)
+    return env
+
+
 def prepare_database(env, articles, tags, timeout):
     """Migrate and seed a fresh database; returns the seconds seeding took."""
     manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server import ROOT, Gunicorn, django_env, log, manage
+from bench._server import ROOT, Gunicorn, demo_site, log
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 NPM_BIN = ROOT / ".venv" / "lighthouse" / "node_modules" / ".bin"
@@ -99,12 +99,7 @@ def main():
         sys.exit(f"Lighthouse not found at {LIGHTHOUSE}: make lighthouse (or set LIGHTHOUSE).")
     with tempfile.TemporaryDirectory(prefix="skillo-lighthouse-") as work:
         work = Path(work)
-        env = django_env(
-            f"sqlite:///{work / 'db.sqlite3'}", work / "static", MEDIA_ROOT=str(work / "media")
-        )
-        manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
-        manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
-        manage(env, "load_demo", timeout=600)
+        env = demo_site(work)
         paths = pages(env)
         print("| page | " + " | ".join(CATEGORIES) + " | LCP ms | CLS | TBT ms | LCP element |")
         print("|---|" + "---:|" * (len(CATEGORIES) + 3) + "---|")

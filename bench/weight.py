@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server import ROOT, Gunicorn, django_env, log, manage
+from bench._server import ROOT, Gunicorn, demo_site, log
 
 VIEWPORTS = {
     "phone 390 px, 3x": ({"width": 390, "height": 844}, 3),
@@ -67,12 +67,7 @@ def main():
         sys.exit("Chromium is not installed (make chromium).")
     with tempfile.TemporaryDirectory(prefix="skillo-weight-") as work:
         work = Path(work)
-        env = django_env(
-            f"sqlite:///{work / 'db.sqlite3'}", work / "static", MEDIA_ROOT=str(work / "media")
-        )
-        manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
-        manage(env, "collectstatic", "--noinput", "--verbosity", "0", timeout=600)
-        manage(env, "load_demo", timeout=600)
+        env = demo_site(work)
         path = article_with_lead_image(env)
         with Gunicorn(env, work / "gunicorn.log") as server, sync_playwright() as playwright:
             browser = playwright.chromium.launch(
