@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from .checks import axe_violations, overflow
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WIDTHS = {"phone": 390, "desktop": 1280}
@@ -26,21 +28,6 @@ def watch_requests(page):
 
 def elsewhere(seen, site):
     return [url for url in seen if not url.startswith(("data:", "blob:")) and origin(url) != site]
-
-
-def overflow(page):
-    return page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
-
-
-def axe_violations(page, axe_source):
-    page.evaluate(axe_source)
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
-        for v in result["violations"]
-    ]
 
 
 def reader(new_page, width):

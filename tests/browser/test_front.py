@@ -16,6 +16,8 @@ from news.models import Article, Tag
 from people.models import Author
 from tests.factories import ImageFactory
 
+from .checks import axe_violations, overflow
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WIDTHS = [390, 1280]
@@ -72,18 +74,6 @@ def settle(page):
 
 def layout_shift(page):
     return page.evaluate("window.__shift")
-
-
-def overflow(page):
-    return page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
-
-
-def axe_violations(page, axe_source):
-    page.evaluate(axe_source)
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]]
 
 
 def box(locator):

@@ -10,25 +10,17 @@ from newsletters.models import Subscriber
 
 from ..background_tasks import run_queued
 from ..mail_server import mail_server  # noqa: F401 (a fixture)
+from .checks import axe_violations, overflow
 from .test_editing import screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LINK = re.compile(r"https?://\S+?(/newsletter/\S+/)")
-AXE = "async () => await axe.run(document, {resultTypes: ['violations']})"
-
-
-def no_overflow(page):
-    return (
-        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        <= 0
-    )
 
 
 def check_page(page, axe_source):
-    assert no_overflow(page)
-    page.evaluate(axe_source)
-    assert [v["id"] for v in page.evaluate(AXE)["violations"]] == []
+    assert overflow(page) <= 0
+    assert axe_violations(page, axe_source) == []
 
 
 def test_a_reader_signs_up_confirms_and_pauses_on_a_phone(
