@@ -175,6 +175,15 @@ def test_pages_show_a_topic_by_its_name_and_link_it_by_its_slug(client, topic_ar
     assert 'href="/tags/programming-languages/"' in page
 
 
+def test_a_topic_link_says_it_is_a_topic_to_screen_readers(client, db):
+    # "Go" alone is the verb to a screen reader listing a page's links.
+    article = ArticleFactory(tags=["Go"])
+    page = client.get(article.get_absolute_url()).content.decode()
+    assert (
+        '<a href="/tags/go/" rel="tag"><span class="visually-hidden">Topic: </span>Go</a>'
+    ) in page
+
+
 def test_a_topics_feeds_are_titled_by_its_name(client, topic_article):
     rss = client.get("/tags/programming-languages/feed/").content.decode()
     assert f"<title>Skillo: {NAMED}</title>" in rss

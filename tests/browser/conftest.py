@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from .dribble import dribbling
+
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_ARGS = [
     "--headless",
@@ -48,6 +50,13 @@ def site(live_server, transactional_db):
     """The live server with the demo content, as `make run` shows it."""
     call_command("load_demo", stdout=StringIO())
     return live_server.url
+
+
+@pytest.fixture
+def dribbled_site(site):
+    """The same site, its HTML arriving in pieces as over a slow connection."""
+    with dribbling(site) as url:
+        yield url
 
 
 @pytest.fixture
