@@ -34,6 +34,7 @@ urlpatterns = [
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
     path("", include("api.urls")),
     path("", include("newsletters.urls")),
+    path("", include("readership.urls")),
     path("", include("news.urls")),
 ]
 

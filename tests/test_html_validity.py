@@ -84,6 +84,7 @@ def public_pages(article):
         "search, a suggestion": reverse("search:results") + "?q=pythn+%22%3Cimpl%22+%26",
         "search, empty": reverse("search:results"),
         "about": reverse("news:about-editorial"),
+        "about the figures": reverse("readership:about-figures"),
         "follow": reverse("news:follow"),
         "topic feed page": reverse("news:tag-feed-page", args=["python"]),
         "corrections feed page": reverse("news:corrections-feed-page"),
@@ -127,7 +128,7 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         assert response.status_code in {200, 404}, (name, response.status_code)
         pages[name] = response.content
     assert nu_errors(pages, tmp_path) == []
-    assert len(pages) == 21
+    assert len(pages) == 22
 
 
 @pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")

@@ -62,6 +62,7 @@ PAGES = {
     "/sitemap-news.xml": 1,
     "/robots.txt": 0,
     "/about/editorial/": 0,
+    "/about/figures/": 0,
     "/corrections/": 1,  # a page of corrections with their articles
     "/corrections/?page=2": 1,
     "/corrections/feed/": 1,

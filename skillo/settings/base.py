@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "api",
     "newsletters",
+    "readership",
     "anymail",
 ]
 
@@ -415,6 +416,10 @@ SKILLO_PERIODIC_TASKS = {
     "forget-old-sign-ups": ("newsletters.tasks.forget_old_sign_ups", timedelta(days=1)),
     # The newsletter's daily and weekly digests, planned an hour before they are due.
     "plan-digests": ("newsletters.tasks.plan_digests", timedelta(minutes=15)),
+    # Readership: the page views of the last minute folded into counts, and the salt and
+    # visitor lists of days past deleted (readership.visitors).
+    "fold-beacons": ("readership.tasks.fold_beacons", timedelta(minutes=1)),
+    "forget-past-days": ("readership.tasks.forget_past_days", timedelta(hours=1)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
@@ -445,6 +450,16 @@ NEWSLETTER_FROM_EMAIL = os.environ.get("NEWSLETTER_FROM_EMAIL", DEFAULT_FROM_EMA
 NEWSLETTER_CONFIRM_HOURS = int(os.environ.get("NEWSLETTER_CONFIRM_HOURS", "48"))
 NEWSLETTER_SIGNUPS_PER_ADDRESS = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_ADDRESS", "3"))
 NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIENT", "30"))
+
+# Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
+# sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are
+# counted from one address (an office or a campus shares one). Each process writes the
+# views it has received in batches: when READERSHIP_BUFFER_SIZE have come or the oldest
+# is READERSHIP_BUFFER_SECONDS old.
+READERSHIP_COUNTING = env_bool("READERSHIP", True)
+READERSHIP_PER_MINUTE = int(os.environ.get("READERSHIP_PER_MINUTE", "600"))
+READERSHIP_BUFFER_SIZE = int(os.environ.get("READERSHIP_BUFFER_SIZE", "200"))
+READERSHIP_BUFFER_SECONDS = float(os.environ.get("READERSHIP_BUFFER_SECONDS", "5"))
 # Sending: messages per batch (one SMTP connection each), and at most this many an hour
 # over all batches (0: as fast as the workers go; a provider's limit otherwise).
 # Digests: at this hour of the newsroom's time zone, weekly ones on this day (0 Monday).

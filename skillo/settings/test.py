@@ -36,3 +36,6 @@ if os.environ.get("SKILLO_TEST_DATABASE_FILE") and "sqlite" in DATABASES["defaul
 
 # The mail providers' tracking webhooks are on, behind this secret (tests post to them).
 ANYMAIL = {**ANYMAIL, "WEBHOOK_SECRET": "anymail:test-secret"}  # noqa: F405
+
+# Each page view is written as it comes, so that a test can fold it at once.
+READERSHIP_BUFFER_SIZE = 1

@@ -21,6 +21,7 @@ ALL_PAGES = {
     "archive": "/archive/2024/",
     "archive-month": "/archive/2024/7/",
     "about": "/about/editorial/",
+    "about the figures": "/about/figures/",
 }
 WIDTHS = {"phone": 390, "desktop": 1280}
 

@@ -1,0 +1,147 @@
+"""Beacons folded into counts (a periodic task, and `manage.py readership` first): per
+article and hour, views and visitors (a visitor counted once a day per article, in the
+hour of their first view) and views per source. The beacons folded are deleted in the
+same transaction, so raw views are never kept past the minute or so that folds them."""
+
+from collections import Counter, defaultdict
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Max
+from django.urls import resolve
+from django.utils import timezone
+
+from news.models import Article
+
+from .models import ArticleHour, Beacon, DayVisitor, SourceHour
+
+# A referrer's host named as a group: readers care where they came from, not which of
+# an engine's many hosts sent them.
+SEARCH_ENGINES = (
+    "google.", "bing.com", "duckduckgo.com", "search.yahoo.", "yandex.", "baidu.com",
+    "ecosia.org", "search.brave.com", "kagi.com", "qwant.com", "startpage.com",
+)  # fmt: skip
+LOCK = 0x5E11_0FD5  # the PostgreSQL advisory lock that lets one fold run at a time
+
+
+def source_name(host):
+    if not host:
+        return "Direct"
+    if host == urlsplit(settings.SKILLO_SITE_URL).hostname:
+        return "Skillo"
+    if any(host.startswith(e) or f".{e}" in f".{host}" for e in SEARCH_ENGINES):
+        return "Search engines"
+    return host.removeprefix("www.")
+
+
+def one_fold_at_a_time():
+    # SQLite's transactions already take the write lock when they begin (IMMEDIATE).
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK])
+
+
+@transaction.atomic
+def fold():
+    """Fold every beacon written so far; returns how many were folded."""
+    one_fold_at_a_time()
+    last = Beacon.objects.aggregate(last=Max("id"))["last"]
+    if last is None:
+        return 0
+    beacons = Beacon.objects.filter(id__lte=last)
+    rows = list(beacons.values_list("path", "referrer_host", "visitor", "at").iterator(2000))
+    slugs = {path: resolve(path).kwargs.get("slug") for path in {row[0] for row in rows}}
+    articles = dict(
+        Article.objects.published()
+        .filter(slug__in={slug for slug in slugs.values() if slug})
+        .values_list("slug", "id")
+    )
+    views, sources = Counter(), Counter()
+    first_hour = {}  # (day, article, visitor): the hour of their first view in this fold
+    for path, host, visitor, at in rows:
+        article = articles.get(slugs[path])
+        if article is None:  # a draft, or an article gone since
+            continue
+        hour = at.replace(minute=0, second=0, microsecond=0)
+        views[article, hour] += 1
+        sources[article, hour, source_name(host)] += 1
+        if visitor:
+            key = (timezone.localdate(at), article, visitor)
+            first_hour[key] = min(first_hour.get(key, hour), hour)
+    visitors = Counter()
+    for (_day, article, _visitor), hour in new_visitors(first_hour).items():
+        visitors[article, hour] += 1
+    add_counts(views, visitors)
+    add_sources(sources)
+    beacons.delete()
+    return len(rows)
+
+
+def new_visitors(first_hour):
+    """Those of the fold's visitors not already seen that day on that article, recorded
+    as seen."""
+    seen = set()
+    by_day_article = defaultdict(list)
+    for day, article, visitor in first_hour:
+        by_day_article[day, article].append(visitor)
+    for (day, article), hashes in by_day_article.items():
+        for start in range(0, len(hashes), 500):
+            seen.update(
+                (day, article, visitor)
+                for visitor in DayVisitor.objects.filter(
+                    day=day, article_id=article, visitor__in=hashes[start : start + 500]
+                ).values_list("visitor", flat=True)
+            )
+    new = {key: hour for key, hour in first_hour.items() if key not in seen}
+    DayVisitor.objects.bulk_create(
+        [DayVisitor(day=day, article_id=article, visitor=v) for day, article, v in new],
+        batch_size=1000,
+    )
+    return new
+
+
+def add_counts(views, visitors):
+    keys = set(views) | set(visitors)
+    existing = {
+        (row.article_id, row.hour): row
+        for row in ArticleHour.objects.filter(
+            article_id__in={article for article, _ in keys}, hour__in={hour for _, hour in keys}
+        )
+    }
+    rows = []
+    for article, hour in keys:
+        row = existing.get((article, hour)) or ArticleHour(article_id=article, hour=hour)
+        row.views += views[article, hour]
+        row.visitors += visitors[article, hour]
+        rows.append(row)
+    ArticleHour.objects.bulk_create(
+        rows,
+        batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["article", "hour"],
+        update_fields=["views", "visitors"],
+    )
+
+
+def add_sources(sources):
+    existing = {
+        (row.article_id, row.hour, row.source): row
+        for row in SourceHour.objects.filter(
+            article_id__in={key[0] for key in sources}, hour__in={key[1] for key in sources}
+        )
+    }
+    rows = []
+    for (article, hour, source), count in sources.items():
+        row = existing.get((article, hour, source)) or SourceHour(
+            article_id=article, hour=hour, source=source
+        )
+        row.views += count
+        rows.append(row)
+    SourceHour.objects.bulk_create(
+        rows,
+        batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["article", "hour", "source"],
+        update_fields=["views"],
+    )

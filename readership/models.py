@@ -1,0 +1,80 @@
+"""Readership figures without tracking anyone (docs/readership.md):
+
+- DailySalt: the day's secret in each visitor's hash, deleted when the day ends, so that
+  no one can link two days' visitors or recover an address from a hash;
+- Beacon: page views as they arrive, kept only until they are folded (a few minutes);
+- DayVisitor: which hashed visitors read an article today, so that a reader's second
+  view that day is not a second visitor; deleted with the day's salt;
+- ArticleHour and SourceHour: the folded figures, per article and hour.
+"""
+
+from django.db import models
+
+
+class DailySalt(models.Model):
+    day = models.DateField(primary_key=True)
+    value = models.BinaryField(max_length=32)
+
+    def __str__(self):
+        return f"salt of {self.day}"
+
+
+class Beacon(models.Model):
+    path = models.CharField(max_length=500)
+    referrer_host = models.CharField(max_length=253, blank=True)
+    width = models.CharField(max_length=1, blank=True)
+    # Empty for a reader asking not to be tracked (Sec-GPC): counted in totals only.
+    visitor = models.CharField(max_length=64, blank=True)
+    at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.path} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class DayVisitor(models.Model):
+    day = models.DateField()
+    article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="+")
+    visitor = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["day", "article", "visitor"], name="one_visitor_a_day")
+        ]
+
+    def __str__(self):
+        return f"a visitor of {self.article_id} on {self.day}"
+
+
+class ArticleHour(models.Model):
+    article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="reads")
+    hour = models.DateTimeField()
+    views = models.PositiveIntegerField(default=0)
+    visitors = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["article", "hour"], name="one_count_an_hour")
+        ]
+        indexes = [models.Index(fields=["hour", "article"])]
+
+    def __str__(self):
+        return f"{self.article_id} at {self.hour:%Y-%m-%d %H:00}: {self.views}"
+
+
+class SourceHour(models.Model):
+    article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="+")
+    hour = models.DateTimeField()
+    # A referrer's host, or the name of a group of them ("Search engines", "Direct").
+    source = models.CharField(max_length=253)
+    views = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article", "hour", "source"], name="one_source_count_an_hour"
+            )
+        ]
+        indexes = [models.Index(fields=["hour", "article"])]
+
+    def __str__(self):
+        return f"{self.article_id} at {self.hour:%Y-%m-%d %H:00} from {self.source}: {self.views}"
