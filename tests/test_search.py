@@ -131,7 +131,7 @@ def test_few_matches_are_counted_exactly(client):
     ArticleFactory(**body("zeppelin"))
     page = client.get("/search/", {"q": "zeppelin"}).content.decode()
     assert "2 results for" in page
-    assert "About" not in page
+    assert not re.search(r"About [\d,]+ result", page)  # an estimate's wording
 
 
 @pytest.mark.django_db
