@@ -3,7 +3,7 @@ article and hour, views and visitors (a visitor counted once a day per article, 
 hour of their first view) and views per source. The beacons folded are deleted in the
 same transaction, so raw views are never kept past the minute or so that folds them."""
 
-from collections import Counter, defaultdict
+from collections import Counter
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -80,19 +80,17 @@ def fold():
 
 def new_visitors(first_hour):
     """Those of the fold's visitors not already seen that day on that article, recorded
-    as seen."""
+    as seen. One query per 500 visitors, however many articles they read."""
+    days = {day for day, _, _ in first_hour}
+    articles = {article for _, article, _ in first_hour}
+    hashes = sorted({visitor for _, _, visitor in first_hour})
     seen = set()
-    by_day_article = defaultdict(list)
-    for day, article, visitor in first_hour:
-        by_day_article[day, article].append(visitor)
-    for (day, article), hashes in by_day_article.items():
-        for start in range(0, len(hashes), 500):
-            seen.update(
-                (day, article, visitor)
-                for visitor in DayVisitor.objects.filter(
-                    day=day, article_id=article, visitor__in=hashes[start : start + 500]
-                ).values_list("visitor", flat=True)
-            )
+    for start in range(0, len(hashes), 500):
+        seen.update(
+            DayVisitor.objects.filter(
+                day__in=days, article_id__in=articles, visitor__in=hashes[start : start + 500]
+            ).values_list("day", "article_id", "visitor")
+        )
     new = {key: hour for key, hour in first_hour.items() if key not in seen}
     DayVisitor.objects.bulk_create(
         [DayVisitor(day=day, article_id=article, visitor=v) for day, article, v in new],

@@ -8,7 +8,9 @@ from io import StringIO
 import pytest
 import time_machine
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.db.models import Sum
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from readership import visitors
@@ -264,3 +266,15 @@ def test_the_command_folds_what_waits_and_prints_the_most_read(client, article):
 def test_the_command_refuses_a_period_of_no_days(db):
     with pytest.raises(CommandError, match="--days"):
         call_command("readership", "--days", "0")
+
+
+def test_folding_costs_the_same_queries_for_one_article_or_many(client):
+    def fold_views_of(count):
+        for article in ArticleFactory.create_batch(count):
+            send(client, article.get_absolute_url())
+            send(client, article.get_absolute_url(), address="198.51.100.4")
+        with CaptureQueriesContext(connection) as queries:
+            assert fold() == 2 * count
+        return len(queries)
+
+    assert fold_views_of(1) == fold_views_of(6)
