@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 
 from news.templatetags.news import with_images
 
-from .links import absolute, preferences_url, unsubscribe_url
+from .links import absolute, preferences_url, story_url, unsubscribe_url
 
 SIGNED_HEADERS = [
     b"from", b"to", b"subject", b"date", b"message-id", b"list-id",
@@ -46,12 +46,12 @@ def story_context(article, correction=None):
         lead = feed_rendition(article.lead_image)
     return {
         "article": article,
-        "url": absolute(article.get_absolute_url()),
+        "url": story_url(article.get_absolute_url()),
         "body": with_images(article.body_html, base),
         "lead": lead,
         "base": base,
         "correction": correction,
-        "correction_url": absolute(correction.get_absolute_url()) if correction else "",
+        "correction_url": story_url(correction.get_absolute_url()) if correction else "",
     }
 
 

@@ -17,6 +17,13 @@ def absolute(path):
     return settings.SKILLO_SITE_URL.rstrip("/") + path
 
 
+def story_url(path):
+    """A story's address in a mail: absolute, naming the newsletter as where the reader
+    came from (readership.beacons.VIA), the same word in every subscriber's copy."""
+    path, hash_, fragment = path.partition("#")
+    return absolute(f"{path}?ref=newsletter{hash_}{fragment}")
+
+
 def confirm_url(subscriber):
     token = signing.dumps([subscriber.pk, subscriber.confirm_nonce], salt=CONFIRM_SALT)
     return absolute(reverse("newsletters:confirm", args=[token]))

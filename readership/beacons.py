@@ -24,10 +24,13 @@ MAX_BODY = 1024  # bytes: a path, a referrer and a width
 # one's article.
 COUNTED_PAGES = {"news:article"}
 WIDTHS = {"s", "m", "l"}  # under 640 px, under 1000 px, wider
+# The channels Skillo's own links name with ?ref= (the newsletter's mails): the same word
+# for every reader, so it tells where a view came from, never who.
+VIA = {"newsletter", "fediverse"}
 
 
 def parse(body):
-    """The beacon's (path, referrer host, width), or None for anything else."""
+    """The beacon's (path, referrer host, width, via), or None for anything else."""
     if len(body) > MAX_BODY:
         return None
     try:
@@ -37,7 +40,10 @@ def parse(body):
     if not isinstance(data, dict):
         return None
     path, referrer, width = data.get("p"), data.get("r", ""), data.get("w", "")
+    via = data.get("s", "")
     if not (isinstance(path, str) and isinstance(referrer, str) and width in WIDTHS):
+        return None
+    if via and via not in VIA:
         return None
     if not path.startswith("/") or path.startswith("//") or len(path) > 500:
         return None
@@ -53,7 +59,7 @@ def parse(body):
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return None
         host = parts.hostname[:253]
-    return path, host, width
+    return path, host, width, via
 
 
 def over_rate(request):
@@ -76,9 +82,9 @@ def receive(request):
     if beacon is None or over_rate(request):
         return
     now = timezone.now()
-    path, host, width = beacon
+    path, host, width, via = beacon
     visitor = visitor_of(request, timezone.localdate(now))
-    buffer.add(Beacon(path=path, referrer_host=host, width=width, visitor=visitor, at=now))
+    buffer.add(Beacon(path=path, referrer_host=host, via=via, width=width, visitor=visitor, at=now))
 
 
 class Buffer:

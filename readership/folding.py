@@ -22,16 +22,45 @@ SEARCH_ENGINES = (
     "google.", "bing.com", "duckduckgo.com", "search.yahoo.", "yandex.", "baidu.com",
     "ecosia.org", "search.brave.com", "kagi.com", "qwant.com", "startpage.com",
 )  # fmt: skip
+# Web mail: a reader who followed a link in an e-mail (the newsletter's carry ?ref=).
+WEB_MAIL = (
+    "mail.google.com", "outlook.live.com", "outlook.office.com", "outlook.office365.com",
+    "mail.yahoo.com", "mail.proton.me", "app.fastmail.com", "mail.aol.com", "webmail.",
+)  # fmt: skip
+# The fediverse's biggest instances and the hosts its software names itself in: a
+# reader who came from a post. (Links in Skillo's own posts carry ?ref=fediverse.)
+FEDIVERSE = (
+    "mastodon.", "mstdn.", "fosstodon.org", "hachyderm.io", "infosec.exchange",
+    "mas.to", "chaos.social", "toot.", "floss.social", "techhub.social",
+    "ioc.exchange", "universeodon.com", "mastodon.online", "masto.ai", "lemmy.",
+    "kbin.", "pixelfed.", "misskey.", "threads.net",
+)  # fmt: skip
+# The names of ?ref= channels (readership.beacons.VIA).
+VIA_NAMES = {"newsletter": "Newsletter", "fediverse": "Fediverse"}
 LOCK = 0x5E11_0FD5  # the PostgreSQL advisory lock that lets one fold run at a time
 
 
-def source_name(host):
+def one_of(host, names):
+    """Whether ``host`` is one of ``names``: a host, a host's start ("mastodon.") or
+    a domain it is under."""
+    return any(host.startswith(name) or f".{name}" in f".{host}" for name in names)
+
+
+def source_name(host, via=""):
+    """Where a view came from, as editors read it: a channel or a group by name, else
+    the referring site's host."""
+    if via in VIA_NAMES:
+        return VIA_NAMES[via]
     if not host:
         return "Direct"
     if host == urlsplit(settings.SKILLO_SITE_URL).hostname:
         return "Skillo"
-    if any(host.startswith(e) or f".{e}" in f".{host}" for e in SEARCH_ENGINES):
+    if one_of(host, WEB_MAIL):  # before the engines: mail.google.com is not a search
+        return "E-mail"
+    if one_of(host, SEARCH_ENGINES):
         return "Search engines"
+    if one_of(host, FEDIVERSE):
+        return "Fediverse"
     return host.removeprefix("www.")
 
 
@@ -50,7 +79,7 @@ def fold():
     if last is None:
         return 0
     beacons = Beacon.objects.filter(id__lte=last)
-    rows = list(beacons.values_list("path", "referrer_host", "visitor", "at").iterator(2000))
+    rows = list(beacons.values_list("path", "referrer_host", "via", "visitor", "at").iterator(2000))
     slugs = {path: resolve(path).kwargs.get("slug") for path in {row[0] for row in rows}}
     articles = dict(
         Article.objects.published()
@@ -59,13 +88,13 @@ def fold():
     )
     views, sources = Counter(), Counter()
     first_hour = {}  # (day, article, visitor): the hour of their first view in this fold
-    for path, host, visitor, at in rows:
+    for path, host, via, visitor, at in rows:
         article = articles.get(slugs[path])
         if article is None:  # a draft, or an article gone since
             continue
         hour = at.replace(minute=0, second=0, microsecond=0)
         views[article, hour] += 1
-        sources[article, hour, source_name(host)] += 1
+        sources[article, hour, source_name(host, via)] += 1
         if visitor:
             key = (timezone.localdate(at), article, visitor)
             first_hour[key] = min(first_hour.get(key, hour), hour)

@@ -22,6 +22,8 @@ class DailySalt(models.Model):
 class Beacon(models.Model):
     path = models.CharField(max_length=500)
     referrer_host = models.CharField(max_length=253, blank=True)
+    # The channel a link of Skillo's own named (?ref=newsletter): readership.beacons.VIA.
+    via = models.CharField(max_length=20, blank=True)
     width = models.CharField(max_length=1, blank=True)
     # Empty for a reader asking not to be tracked (Sec-GPC): counted in totals only.
     visitor = models.CharField(max_length=64, blank=True)

@@ -64,6 +64,20 @@ def test_a_story_goes_to_the_subscribers_of_its_topics_and_authors_once(mail_ser
     assert Issue.objects.get(article__title="Rust 1.90 ships").state == Issue.State.SENT
 
 
+def test_a_storys_links_name_the_newsletter_and_nothing_of_the_subscriber(mail_server):  # noqa: F811
+    subscriber("ada@example.org")
+    subscriber("grace@example.org")
+    article = ArticleFactory(title="Rust 1.90 ships")
+    run_queued()
+    story = f"{article.get_absolute_url()}?ref=newsletter"
+    for message in mail_server.messages():
+        html = message.get_payload()[1].get_payload(decode=True).decode()
+        text = message.get_payload()[0].get_payload(decode=True).decode()
+        links = set(re.findall(r'href="https?://[^/"]+(/articles/[^"]*)"', html))
+        assert links == {story}
+        assert story in text
+
+
 def test_a_draft_is_never_mailed(mail_server):  # noqa: F811
     subscriber("all@example.org")
     article = ArticleFactory(draft=True)

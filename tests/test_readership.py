@@ -49,8 +49,11 @@ def article():
     return ArticleFactory(title="Python 3.14 ships")
 
 
-def send(client, path, referrer="", width="l", headers=BROWSER, address="203.0.113.7"):
-    body = json.dumps({"p": path, "r": referrer, "w": width})
+def send(client, path, referrer="", width="l", headers=BROWSER, address="203.0.113.7", via=None):
+    body = {"p": path, "r": referrer, "w": width}
+    if via is not None:
+        body["s"] = via
+    body = json.dumps(body)
     return client.post(
         "/readership/beacon/",
         body,
@@ -210,12 +213,27 @@ def test_a_get_never_counts(client, article):
         ("http://127.0.0.1:8000/tags/python/", "Skillo"),
         ("https://news.ycombinator.com/item?id=1", "news.ycombinator.com"),
         ("https://www.theregister.com/2026/", "theregister.com"),
+        ("https://mail.google.com/", "E-mail"),
+        ("https://fosstodon.org/@skillo/1", "Fediverse"),
+        ("https://mastodon.example/@ada/2", "Fediverse"),
     ],
 )
 def test_views_are_counted_by_source(client, article, referrer, source):
     send(client, article.get_absolute_url(), referrer=referrer)
     fold()
     assert list(SourceHour.objects.values_list("source", "views")) == [(source, 1)]
+
+
+def test_a_link_from_the_newsletter_counts_as_the_newsletter_whatever_the_referrer(client, article):
+    send(client, article.get_absolute_url(), referrer="https://mail.google.com/", via="newsletter")
+    send(client, article.get_absolute_url(), via="newsletter")
+    fold()
+    assert list(SourceHour.objects.values_list("source", "views")) == [("Newsletter", 2)]
+
+
+def test_a_channel_skillo_never_names_is_not_counted(client, article):
+    send(client, article.get_absolute_url(), via="tracking-id-1234")
+    assert figures(article) == (0, 0)
 
 
 def test_only_the_referrers_host_is_kept(client, article):
