@@ -33,6 +33,8 @@ KINDS = {
     "event-card": (CARD, {"event_dates": True}),
     # The home page's lead story: its picture large.
     "lead": ("includes/lead_story.html", {}),
+    # A link by title, in a short list beside the page's own ("Most read").
+    "title": ("includes/title_link.html", {}),
 }
 
 

@@ -80,3 +80,22 @@ class SourceHour(models.Model):
 
     def __str__(self):
         return f"{self.article_id} at {self.hour:%Y-%m-%d %H:00} from {self.source}: {self.views}"
+
+
+class MostRead(models.Model):
+    """The "Most read" list as the site shows it, ranked by the periodic refresh
+    (readership.most_read) and purged when it changes; empty when too few views were
+    counted to mean anything."""
+
+    rank = models.PositiveSmallIntegerField(primary_key=True)
+    article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="+")
+    views = models.PositiveIntegerField()
+    # The period ranked: the last day, or the last week while a day has too few views.
+    days = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["rank"]
+        verbose_name_plural = "most read"
+
+    def __str__(self):
+        return f"{self.rank}. {self.article_id} ({self.views} views in {self.days} days)"

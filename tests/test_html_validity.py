@@ -20,6 +20,8 @@ from reversion.models import Version
 
 from news.models import Article
 from people.models import Author
+from readership import most_read
+from readership.models import ArticleHour, SourceHour
 from tests.factories import (
     ArticleFactory,
     AuthorFactory,
@@ -65,6 +67,13 @@ def site(db, shared_article, media_root):
     RelatedLinkFactory(article=fresh, target=shared_article)
     RelatedLinkFactory(article=fresh, target=None, title="Not written yet")
     ArticleFactory(title="A draft", draft=True)
+    # Read enough for "Most read" on the home page and beside the articles, and for the
+    # dashboard's and the article's readership figures.
+    hour = timezone.now().replace(minute=0, second=0, microsecond=0)
+    for views, article in enumerate([fresh, shared_article, ArticleFactory()], start=30):
+        ArticleHour.objects.create(article=article, hour=hour, views=views, visitors=views - 9)
+        SourceHour.objects.create(article=article, hour=hour, source="Search engines", views=9)
+    most_read.refresh()
     return fresh
 
 
@@ -144,6 +153,7 @@ def test_the_admin_pages_editors_work_in_are_valid_html(site, tmp_path, admin_cl
     older, newer = Version.objects.get_for_object(site).order_by("pk")[:2]
     article = f"/admin/news/article/{site.pk}"
     urls = {
+        "dashboard": "/admin/",
         "article, add": "/admin/news/article/add/",
         "article, change": f"{article}/change/",
         "image, change": f"/admin/images/image/{site.lead_image_id}/change/",

@@ -4,6 +4,8 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
+from readership import most_read as ranking
+
 register = template.Library()
 
 
@@ -17,3 +19,10 @@ def beacon_script():
         static("js/beacon.js"),
         reverse("readership:beacon"),
     )
+
+
+@register.simple_tag(takes_context=True)
+def most_read(context, leave_out=None, limit=None):
+    """'Most read' as this page shows it (readership.most_read.Ranked), or None; the
+    page then depends on the list and its articles."""
+    return ranking.for_page(context["request"], leave_out=leave_out, limit=limit)

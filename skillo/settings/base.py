@@ -420,6 +420,8 @@ SKILLO_PERIODIC_TASKS = {
     # visitor lists of days past deleted (readership.visitors).
     "fold-beacons": ("readership.tasks.fold_beacons", timedelta(minutes=1)),
     "forget-past-days": ("readership.tasks.forget_past_days", timedelta(hours=1)),
+    # "Most read" on the site ranked again, and its pages purged when it changed.
+    "refresh-most-read": ("readership.tasks.refresh_most_read", timedelta(minutes=5)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
@@ -460,6 +462,12 @@ READERSHIP_COUNTING = env_bool("READERSHIP", True)
 READERSHIP_PER_MINUTE = int(os.environ.get("READERSHIP_PER_MINUTE", "600"))
 READERSHIP_BUFFER_SIZE = int(os.environ.get("READERSHIP_BUFFER_SIZE", "200"))
 READERSHIP_BUFFER_SECONDS = float(os.environ.get("READERSHIP_BUFFER_SECONDS", "5"))
+# "Most read" on the home page and beside articles: at most READERSHIP_MOST_READ_SIZE
+# stories of the last day (the last week while a day has too few views), shown only when
+# READERSHIP_MOST_READ_MIN_ARTICLES of them have READERSHIP_MOST_READ_MIN_VIEWS views.
+READERSHIP_MOST_READ_SIZE = int(os.environ.get("READERSHIP_MOST_READ_SIZE", "5"))
+READERSHIP_MOST_READ_MIN_VIEWS = int(os.environ.get("READERSHIP_MOST_READ_MIN_VIEWS", "20"))
+READERSHIP_MOST_READ_MIN_ARTICLES = int(os.environ.get("READERSHIP_MOST_READ_MIN_ARTICLES", "3"))
 # Sending: messages per batch (one SMTP connection each), and at most this many an hour
 # over all batches (0: as fast as the workers go; a provider's limit otherwise).
 # Digests: at this hour of the newsroom's time zone, weekly ones on this day (0 Monday).
