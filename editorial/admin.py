@@ -140,7 +140,8 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             "editorial/autosave.js",
             "editorial/inline-order.js",
         ]
-        css = {"all": ["editorial/admin-preview.css"]}
+        # The Readers panel (readership's, in the change form's template).
+        css = {"all": ["editorial/admin-preview.css", "readership/admin.css"]}
 
     # Who may do what
 

@@ -1,40 +1,150 @@
 """The folded figures as editors and scripts read them: per article, views and visitors
-over a period, and the sources of those views."""
+over a period, the sources of those views, an article's views day by day, and how far
+it reached by the other channels (news.reach)."""
 
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Sum
 from django.utils import timezone
 
+from news import reach
 from news.models import Article
 
 from .models import ArticleHour, SourceHour
+
+# An article's chart shows at most this many days, the latest.
+CHART_DAYS = 90
 
 
 def since(days):
     return timezone.now() - timedelta(days=days)
 
 
-def most_read(days, limit=10):
-    """The most viewed published articles of the last `days` days: (article, views,
-    visitors), most viewed first."""
+def today_start():
+    """Midnight today in the newsroom's time zone."""
+    return timezone.make_aware(datetime.combine(timezone.localdate(), datetime.min.time()))
+
+
+def most_read(days, limit=10, start=None):
+    """The most viewed published articles of the last `days` days (or since `start`):
+    (article, views, visitors), most viewed first."""
     totals = (
-        ArticleHour.objects.filter(hour__gte=since(days), article__in=Article.objects.published())
+        ArticleHour.objects.filter(
+            hour__gte=start or since(days), article__in=Article.objects.published()
+        )
         .values("article")
         .annotate(views=Sum("views"), visitors=Sum("visitors"))
         .order_by("-views", "article")[:limit]
     )
     rows = list(totals)
-    articles = Article.objects.in_bulk([row["article"] for row in rows])
+    articles = Article.objects.only("title", "slug").in_bulk([row["article"] for row in rows])
     return [(articles[row["article"]], row["views"], row["visitors"]) for row in rows]
 
 
-def top_sources(days, limit=10):
-    """The sources of the last `days` days' views: (source, views), most first."""
-    rows = (
-        SourceHour.objects.filter(hour__gte=since(days))
-        .values("source")
-        .annotate(views=Sum("views"))
-        .order_by("-views", "source")[:limit]
-    )
+def top_sources(days, limit=10, start=None, article=None):
+    """The sources of the last `days` days' views (or since `start`; of one article's
+    only, and then of all time if neither is given): (source, views), most first."""
+    rows = SourceHour.objects.all()
+    if start is not None or days is not None:
+        rows = rows.filter(hour__gte=start or since(days))
+    if article is not None:
+        rows = rows.filter(article=article)
+    rows = rows.values("source").annotate(views=Sum("views")).order_by("-views", "source")[:limit]
     return [(row["source"], row["views"]) for row in rows]
+
+
+@dataclass(frozen=True)
+class Period:
+    """The dashboard's figures for one period."""
+
+    name: str
+    views: int
+    # Readers counted once a day per story: one reading two stories counts in each.
+    visitors: int
+    most_read: list
+    sources: list
+
+
+def period(name, start, limit=5):
+    totals = ArticleHour.objects.filter(hour__gte=start).aggregate(
+        views=Sum("views"), visitors=Sum("visitors")
+    )
+    return Period(
+        name=name,
+        views=totals["views"] or 0,
+        visitors=totals["visitors"] or 0,
+        most_read=most_read(None, limit, start=start),
+        sources=top_sources(None, limit, start=start),
+    )
+
+
+def dashboard():
+    """Today's, the last 7 days' and the last 30 days' figures."""
+    return [
+        period("Today", today_start()),
+        period("Last 7 days", since(7)),
+        period("Last 30 days", since(30)),
+    ]
+
+
+@dataclass(frozen=True)
+class Day:
+    day: object
+    views: int
+    visitors: int
+
+
+@dataclass(frozen=True)
+class Readers:
+    """An article's figures for its change form: views and visitors per day since it
+    was published (the last CHART_DAYS), its sources and its reach."""
+
+    days: list
+    views: int
+    visitors: int
+    sources: list
+    reach: list
+
+    @property
+    def last_day(self):
+        return self.days[-1].day
+
+    @property
+    def most_in_a_day(self):
+        return max((day.views for day in self.days), default=0)
+
+
+def readers(article):
+    """``article``'s figures; None while it has none and is not public (a draft; an
+    unpublished article keeps the figures it had)."""
+    if not article.is_published() and not ArticleHour.objects.filter(article=article).exists():
+        return None
+    today = timezone.localdate()
+    published = (
+        article.published_at or ArticleHour.objects.filter(article=article).earliest("hour").hour
+    )
+    first = max(timezone.localdate(published), today - timedelta(days=CHART_DAYS - 1))
+    per_day = {}
+    start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
+    hours = ArticleHour.objects.filter(article=article, hour__gte=start).values_list(
+        "hour", "views", "visitors"
+    )
+    for hour, views, visitors in hours:
+        day = timezone.localdate(hour)
+        seen = per_day.get(day, (0, 0))
+        per_day[day] = (seen[0] + views, seen[1] + visitors)
+    days = [
+        Day(first + timedelta(days=n), *per_day.get(first + timedelta(days=n), (0, 0)))
+        for n in range((today - first).days + 1)
+    ]
+    totals = ArticleHour.objects.filter(article=article).aggregate(
+        views=Sum("views"), visitors=Sum("visitors")
+    )
+    return Readers(
+        days=days,
+        views=totals["views"] or 0,
+        visitors=totals["visitors"] or 0,
+        sources=top_sources(None, 10, article=article),
+        reach=reach.of(article),
+    )
