@@ -1,12 +1,18 @@
 """A reader's view counted as Chromium sends it (issue 32): one beacon per view, no
-cookie and nothing stored in the browser, counted once when folded."""
+cookie and nothing stored in the browser, counted once when folded; "Most read" follows
+the views, and editors see them on the dashboard and the article's panel."""
 
 import pytest
 from django.db.models import Sum
+from playwright.sync_api import expect
 
 from news.models import Article
+from readership import most_read
 from readership.folding import fold
 from readership.models import ArticleHour
+
+from .checks import axe_violations
+from .test_editing import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,3 +57,58 @@ def test_a_view_sends_one_beacon_stores_nothing_and_counts_once(reader_page, sit
         views=Sum("views"), visitors=Sum("visitors")
     )
     assert totals == {"views": 1, "visitors": 1}
+
+
+def view(page, url):
+    """Open ``url`` as a reader and wait for its beacon's answer."""
+    with page.expect_response(lambda r: "/readership/beacon/" in r.url) as answer:
+        page.goto(url)
+    assert answer.value.status == 204
+
+
+def test_most_read_follows_the_views_and_editors_see_them(
+    reader_page, new_page, site, settings, axe_source
+):
+    settings.READERSHIP_MOST_READ_MIN_VIEWS = 1
+    settings.READERSHIP_MOST_READ_MIN_ARTICLES = 2
+    first, second, third = Article.objects.published().order_by("pk")[:3]
+    draft = Article.objects.exclude(pk__in=Article.objects.published()).first()
+    for article, views in [(second, 3), (third, 2), (first, 1)]:
+        for _ in range(views):
+            view(reader_page, site + article.get_absolute_url())
+    fold()
+    most_read.refresh()
+
+    reader_page.set_viewport_size({"width": 1280, "height": 1000})
+    reader_page.goto(site + "/")
+    ranked = reader_page.locator(".front-most-read .most-read__list li")
+    expect(ranked).to_have_text([second.title, third.title, first.title])
+    assert axe_violations(reader_page, axe_source) == []
+    reader_page.goto(site + second.get_absolute_url())
+    expect(reader_page.locator(".article-aside .most-read__list li")).to_have_text(
+        [third.title, first.title]
+    )
+
+    # More views change the ranking at the next refresh.
+    for _ in range(3):
+        view(reader_page, site + first.get_absolute_url())
+    fold()
+    most_read.refresh()
+    reader_page.goto(site + "/")
+    expect(ranked).to_have_text([first.title, second.title, third.title])
+    if draft is not None:
+        assert draft.title not in reader_page.locator(".front-most-read").inner_text()
+
+    editor = log_in(new_page, site, "editor")
+    editor.goto(f"{site}/admin/")
+    today = editor.locator(".readership-period").first
+    # 10 views (the aside's page counted too) by one browser: a reader of each story.
+    expect(today.locator(".readership-totals")).to_have_text("10 views · 3 readers")
+    expect(today.locator(".readership-top li").first).to_contain_text(first.title)
+    assert axe_violations(editor, axe_source) == []
+    editor.goto(f"{site}/admin/news/article/{first.pk}/change/")
+    panel = editor.locator("#readers")
+    expect(panel.locator(".readership-totals")).to_contain_text("4 views")
+    expect(panel.locator("svg rect").last).to_have_attribute("height", "100.0")
+    panel.locator("summary").click()
+    expect(panel.locator("tbody tr").first.locator("td").first).to_have_text("4")
