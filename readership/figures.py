@@ -2,7 +2,7 @@
 over a period, the sources of those views, an article's views day by day, and how far
 it reached by the other channels (news.reach)."""
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from django.db.models import Sum
@@ -11,10 +11,12 @@ from django.utils import timezone
 from news import reach
 from news.models import Article
 
-from .models import ArticleHour, SourceHour
+from .models import ArticleHour, SourceHour, Summary
 
 # An article's chart shows at most this many days, the latest.
 CHART_DAYS = 90
+# The dashboard's summary, by its name in Summary.
+DASHBOARD = "dashboard"
 
 
 def since(days):
@@ -62,7 +64,9 @@ class Period:
     views: int
     # Readers counted once a day per story: one reading two stories counts in each.
     visitors: int
+    # [article id, title, views, visitors], most viewed first.
     most_read: list
+    # [source, views], most first.
     sources: list
 
 
@@ -74,18 +78,35 @@ def period(name, start, limit=5):
         name=name,
         views=totals["views"] or 0,
         visitors=totals["visitors"] or 0,
-        most_read=most_read(None, limit, start=start),
-        sources=top_sources(None, limit, start=start),
+        most_read=[
+            [article.pk, article.title, views, visitors]
+            for article, views, visitors in most_read(None, limit, start=start)
+        ],
+        sources=[list(row) for row in top_sources(None, limit, start=start)],
     )
 
 
-def dashboard():
-    """Today's, the last 7 days' and the last 30 days' figures."""
-    return [
+def summarise():
+    """Work out today's, the last 7 days' and the last 30 days' figures and keep them
+    for the dashboard: on a big site the 30 days are a scan of a million rows, so the
+    periodic refresh does it (readership.tasks) rather than each look at the dashboard.
+    Returns the summary."""
+    periods = [
         period("Today", today_start()),
         period("Last 7 days", since(7)),
         period("Last 30 days", since(30)),
     ]
+    summary, _ = Summary.objects.update_or_create(
+        name=DASHBOARD, defaults={"data": [asdict(p) for p in periods], "at": timezone.now()}
+    )
+    return summary
+
+
+def dashboard():
+    """(the dashboard's periods, when they were worked out): as the periodic refresh
+    kept them, or worked out now if it has not run yet."""
+    summary = Summary.objects.filter(name=DASHBOARD).first() or summarise()
+    return [Period(**data) for data in summary.data], summary.at
 
 
 @dataclass(frozen=True)

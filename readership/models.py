@@ -99,3 +99,18 @@ class MostRead(models.Model):
 
     def __str__(self):
         return f"{self.rank}. {self.article_id} ({self.views} views in {self.days} days)"
+
+
+class Summary(models.Model):
+    """Figures worked out by the periodic refresh for a page that would otherwise scan
+    millions of rows on each look (the dashboard's: readership.figures.summarise)."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    data = models.JSONField()
+    at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "summaries"
+
+    def __str__(self):
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M}"

@@ -1,6 +1,6 @@
 from django.tasks import task
 
-from . import folding, most_read, visitors
+from . import figures, folding, most_read, visitors
 
 
 @task
@@ -17,6 +17,9 @@ def forget_past_days():
 
 
 @task
-def refresh_most_read():
-    """'Most read' ranked again from what is folded; its pages purged if it changed."""
-    return most_read.refresh()
+def refresh_figures():
+    """'Most read' ranked again from what is folded (its pages purged if it changed),
+    and the dashboard's figures worked out again."""
+    changed = most_read.refresh()
+    figures.summarise()
+    return changed

@@ -9,7 +9,7 @@ from django.utils import timezone
 from news.models import Article
 from readership import most_read
 from readership.models import ArticleHour, MostRead
-from readership.tasks import refresh_most_read
+from readership.tasks import refresh_figures
 from tests.factories import ArticleFactory
 
 pytestmark = pytest.mark.django_db
@@ -111,5 +111,5 @@ def test_refreshing_an_unchanged_ranking_changes_nothing(stories):
 def test_the_periodic_task_ranks_again(client, stories):
     for story in stories[:3]:
         read(story, 30)
-    refresh_most_read.call()
+    refresh_figures.call()
     assert listed(client.get("/")) == ["Story 1", "Story 2", "Story 3"]

@@ -15,7 +15,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from news.models import Correction
+from readership import figures
 from readership.models import ArticleHour, SourceHour
+from readership.tasks import refresh_figures
 
 from .background_tasks import run_queued
 from .factories import ArticleFactory
@@ -82,6 +84,7 @@ def test_the_dashboard_never_lists_a_draft(editor):
 
 def test_the_dashboards_figures_cost_the_same_queries_for_more_articles_read(editor):
     def count():
+        figures.summarise()  # as the periodic refresh does
         with CaptureQueriesContext(connection) as queries:
             assert editor.get(HOME).status_code == 200
         return len(queries)
@@ -91,6 +94,16 @@ def test_the_dashboards_figures_cost_the_same_queries_for_more_articles_read(edi
     for n in range(12):
         read(ArticleFactory(), 10 + n, hours_ago=n * 30, source=f"site{n}.example")
     assert count() == before
+
+
+def test_the_dashboard_shows_the_figures_of_the_last_refresh(editor):
+    story = ArticleFactory(title="Zig 0.14 ships")
+    read(story, 25)
+    assert period(editor.get(HOME).content.decode(), "Today").startswith("25 views")
+    read(story, 10, hours_ago=1)
+    assert period(editor.get(HOME).content.decode(), "Last 7 days").startswith("25 views")
+    refresh_figures.call()
+    assert period(editor.get(HOME).content.decode(), "Last 7 days").startswith("35 views")
 
 
 def test_the_readers_panel_draws_a_bar_a_day_since_publication(editor):

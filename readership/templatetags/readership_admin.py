@@ -36,7 +36,8 @@ def bars(days):
 
 @register.inclusion_tag("readership/admin/dashboard.html")
 def readership_dashboard():
-    return {"periods": figures.dashboard(), "counting": settings.READERSHIP_COUNTING}
+    periods, at = figures.dashboard()
+    return {"periods": periods, "at": at, "counting": settings.READERSHIP_COUNTING}
 
 
 @register.inclusion_tag("readership/admin/readers_panel.html")

@@ -420,8 +420,9 @@ SKILLO_PERIODIC_TASKS = {
     # visitor lists of days past deleted (readership.visitors).
     "fold-beacons": ("readership.tasks.fold_beacons", timedelta(minutes=1)),
     "forget-past-days": ("readership.tasks.forget_past_days", timedelta(hours=1)),
-    # "Most read" on the site ranked again, and its pages purged when it changed.
-    "refresh-most-read": ("readership.tasks.refresh_most_read", timedelta(minutes=5)),
+    # "Most read" on the site ranked again (its pages purged when it changed), and the
+    # dashboard's figures of the last day, week and month worked out again.
+    "refresh-figures": ("readership.tasks.refresh_figures", timedelta(minutes=5)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
