@@ -159,7 +159,7 @@ $(AXE_CORE):
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_killed_backups.py \
-  tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py \
+  tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py tests/test_readership_redis.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py \
   tests/varnish

@@ -1,13 +1,16 @@
 """Page views as the reader's browser reports them (static/js/beacon.js): checked, then
-buffered in the process and written to the database in batches (never a write per
-view), where readership.folding turns them into counts. A beacon that is not a public
-page's view is dropped without a word: the endpoint answers every beacon alike, so it
-tells nothing to someone probing it."""
+buffered until readership.folding turns them into counts: in a list in Redis when the
+default cache is Redis (one push a view, shared by every process), otherwise in the
+process, written to the database in batches (never a write per view). A beacon that is
+not a public page's view is dropped without a word: the endpoint answers every beacon
+alike, so it tells nothing to someone probing it."""
 
 import hashlib
 import json
 import threading
 import time
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -15,6 +18,8 @@ from django.core.cache import cache
 from django.db import close_old_connections, connection
 from django.urls import Resolver404, resolve
 from django.utils import timezone
+from redis import Redis
+from redis.exceptions import LockError, RedisError
 
 from .models import Beacon
 from .visitors import client_address, is_bot, visitor_of
@@ -79,12 +84,18 @@ def receive(request):
     if not settings.READERSHIP_COUNTING or is_bot(request):
         return
     beacon = parse(request.body)
-    if beacon is None or over_rate(request):
+    try:
+        if beacon is None or over_rate(request):
+            return
+        now = timezone.now()
+        path, host, width, via = beacon
+        visitor = visitor_of(request, timezone.localdate(now))
+        view = Beacon(path=path, referrer_host=host, via=via, width=width, visitor=visitor, at=now)
+        (redis_list() or buffer).add(view)
+    except RedisError:
+        # The cache's Redis cannot be reached: this view is not counted (figures, not
+        # records), and the reader still gets the same 204 at once.
         return
-    now = timezone.now()
-    path, host, width, via = beacon
-    visitor = visitor_of(request, timezone.localdate(now))
-    buffer.add(Beacon(path=path, referrer_host=host, via=via, width=width, visitor=visitor, at=now))
 
 
 class Buffer:
@@ -134,3 +145,110 @@ class Buffer:
 
 
 buffer = Buffer()
+
+
+# The default cache's backend whose server also holds the beacons waiting to be folded.
+REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
+# How long a fold may hold the lock on the list (then another fold may take its batch
+# over, and the first one's transaction rolls back), and how long a fold waits for the
+# lock before leaving the folding to the fold that holds it.
+FOLD_LOCK_SECONDS = 300
+FOLD_WAIT_SECONDS = 5
+READ_CHUNK = 10_000  # items per LRANGE when a fold reads its batch
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The cache's OPTIONS that are Django's own, not redis-py's connection settings.
+DJANGO_OPTIONS = {"serializer", "pool_class", "parser_class"}
+
+_clients = {}  # URL: one client (and connection pool) per process
+
+
+def redis_list():
+    """The beacons' list in Redis when the default cache is Redis, else None (the
+    process's Buffer, above)."""
+    config = settings.CACHES["default"]
+    if config["BACKEND"] != REDIS_CACHE:
+        return None
+    location = config["LOCATION"]
+    # Several servers: the first is the primary, where the cache writes too.
+    url = (location.split(",") if isinstance(location, str) else location)[0].strip()
+    if url not in _clients:
+        options = {k: v for k, v in config.get("OPTIONS", {}).items() if k not in DJANGO_OPTIONS}
+        _clients[url] = Redis.from_url(url, **options)
+    return RedisList(_clients[url])
+
+
+def dumps(beacon):
+    """A beacon as the list holds it: compact JSON, its time in microseconds."""
+    micros = (beacon.at - EPOCH) // timedelta(microseconds=1)
+    fields = [beacon.path, beacon.referrer_host, beacon.via, beacon.width, beacon.visitor, micros]
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def loads(item):
+    """An item of the list as readership.folding reads a beacon: (path, referrer host,
+    via, visitor, time)."""
+    path, host, via, _width, visitor, micros = json.loads(item)
+    return path, host, via, visitor, EPOCH + timedelta(microseconds=micros)
+
+
+class RedisList:
+    """Beacons waiting in the default cache's Redis: pushed as they come (RPUSH, one
+    round trip, nothing held in the process), taken by the fold in one step.
+
+    The fold renames the list to a key of its own, so a beacon pushed meanwhile starts
+    a new list for the next fold; that key is deleted only once the fold's counts are
+    committed. A fold that failed leaves it, and the next fold folds it again first. One
+    fold at a time holds a lock; should its process die, the lock expires after
+    FOLD_LOCK_SECONDS and the next fold folds the batch it left."""
+
+    def __init__(self, client):
+        self.client = client
+        # Under the cache's KEY_PREFIX and version, like every key of the site's.
+        self.waiting = cache.make_key("readership:beacons")
+        self.folding = cache.make_key("readership:beacons:folding")
+        self.lock_name = cache.make_key("readership:fold")
+
+    def add(self, beacon):
+        self.client.rpush(self.waiting, dumps(beacon))
+
+    @contextmanager
+    def batch(self):
+        """What waits, as a Batch of rows for the fold, or None if another fold holds
+        the lock (it folds what waits). Deleted from Redis when the block ends without
+        an error, which must be after the fold's transaction has committed."""
+        lock = self.client.lock(
+            self.lock_name, timeout=FOLD_LOCK_SECONDS, blocking_timeout=FOLD_WAIT_SECONDS
+        )
+        if not lock.acquire():
+            yield None
+            return
+        try:
+            # A batch left by a fold that failed is folded first, alone. Only this fold
+            # renames or deletes these keys, under the lock.
+            if not self.client.exists(self.folding) and self.client.exists(self.waiting):
+                self.client.rename(self.waiting, self.folding)
+            rows, start = [], 0
+            while True:
+                items = self.client.lrange(self.folding, start, start + READ_CHUNK - 1)
+                rows += map(loads, items)
+                if len(items) < READ_CHUNK:
+                    break
+                start += READ_CHUNK
+            yield Batch(rows, lock)
+            self.client.unlink(self.folding)  # freed by Redis in the background
+        finally:
+            with suppress(LockError):  # expired, and perhaps taken by another fold since
+                lock.release()
+
+
+class Batch:
+    """The rows a fold took from Redis, and the lock it holds on them."""
+
+    def __init__(self, rows, lock):
+        self.rows, self.lock = rows, lock
+
+    def still_ours(self):
+        """Call last inside the fold's transaction: raises LockNotOwnedError (and so
+        rolls it back) if the lock expired and another fold may have taken this batch
+        over; else gives the lock its full time again for the commit and the delete."""
+        self.lock.reacquire()

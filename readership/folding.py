@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from news.models import Article
 
+from . import beacons
 from .models import ArticleHour, Beacon, DayVisitor, SourceHour
 
 # A referrer's host named as a group: readers care where they came from, not which of
@@ -71,15 +72,36 @@ def one_fold_at_a_time():
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK])
 
 
-@transaction.atomic
 def fold():
-    """Fold every beacon written so far; returns how many were folded."""
+    """Fold every beacon received so far; returns how many were folded.
+
+    With the default cache in Redis the beacons wait there (readership.beacons.RedisList):
+    the fold takes them in one step, and they leave Redis only once their counts are
+    committed. Call it outside any transaction (a task, a command): it commits its own."""
+    waiting = beacons.redis_list()
+    if waiting is None:
+        with transaction.atomic():
+            return fold_rows()
+    with waiting.batch() as batch:
+        if batch is None:  # another fold holds the lock: it folds what waits
+            return 0
+        with transaction.atomic(durable=True):
+            folded = fold_rows(batch.rows)
+            batch.still_ours()
+    return folded
+
+
+def fold_rows(taken=()):
+    """Fold ``taken`` (beacons from Redis, as readership.beacons.loads reads them) and the
+    beacons written to the table so far, deleting those; in the caller's transaction."""
     one_fold_at_a_time()
+    rows = list(taken)
     last = Beacon.objects.aggregate(last=Max("id"))["last"]
-    if last is None:
+    if last is None and not rows:
         return 0
-    beacons = Beacon.objects.filter(id__lte=last)
-    rows = list(beacons.values_list("path", "referrer_host", "via", "visitor", "at").iterator(2000))
+    if last is not None:  # with Redis, only what was written before it was the buffer
+        written = Beacon.objects.filter(id__lte=last)
+        rows += written.values_list("path", "referrer_host", "via", "visitor", "at").iterator(2000)
     slugs = {path: resolve(path).kwargs.get("slug") for path in {row[0] for row in rows}}
     articles = dict(
         Article.objects.published()
@@ -103,7 +125,8 @@ def fold():
         visitors[article, hour] += 1
     add_counts(views, visitors)
     add_sources(sources)
-    beacons.delete()
+    if last is not None:
+        written.delete()
     return len(rows)
 
 
