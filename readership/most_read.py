@@ -83,6 +83,8 @@ def for_page(request, leave_out=None, limit=None):
     days, pks = ranked_ids()
     depends_on(request, MOST_READ(), *ARTICLE.each(pks))
     pks = [pk for pk in pks if pk != leave_out][:limit]
+    if not pks:
+        return None
     cards = list(fragments.cards_of([("title", pk) for pk in pks]).values())
     if len(cards) < settings.READERSHIP_MOST_READ_MIN_ARTICLES - (leave_out is not None):
         return None

@@ -2,14 +2,20 @@
 cookie and nothing stored in the browser, counted once when folded; "Most read" follows
 the views, and editors see them on the dashboard and the article's panel."""
 
+import json
+from datetime import datetime, timedelta
+
 import pytest
+import time_machine
 from django.db.models import Sum
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from news.models import Article
-from readership import most_read
+from readership import most_read, visitors
 from readership.folding import fold
-from readership.models import ArticleHour
+from readership.models import ArticleHour, DailySalt
+from readership.visitors import forget_past_days
 
 from .checks import axe_violations
 from .test_editing import log_in
@@ -22,6 +28,14 @@ READER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/141.0.0.0 Safari/537.36"
 )
+
+
+@pytest.fixture(autouse=True)
+def fresh_salts():
+    # This process's copy of the day's salt must not outlive the test's database.
+    visitors._salts.clear()
+    yield
+    visitors._salts.clear()
 
 
 @pytest.fixture
@@ -57,6 +71,12 @@ def test_a_view_sends_one_beacon_stores_nothing_and_counts_once(reader_page, sit
         views=Sum("views"), visitors=Sum("visitors")
     )
     assert totals == {"views": 1, "visitors": 1}
+
+
+def totals(article):
+    return ArticleHour.objects.filter(article=article).aggregate(
+        views=Sum("views"), visitors=Sum("visitors")
+    )
 
 
 def view(page, url):
@@ -112,3 +132,35 @@ def test_most_read_follows_the_views_and_editors_see_them(
     expect(panel.locator("svg rect").last).to_have_attribute("height", "100.0")
     panel.locator("summary").click()
     expect(panel.locator("tbody tr").first.locator("td").first).to_have_text("4")
+
+
+def test_one_browser_is_one_reader_a_day_and_a_new_one_the_next(reader_page, site, browser):
+    article = Article.objects.published().first()
+    url = site + article.get_absolute_url()
+    noon = timezone.make_aware(datetime.combine(timezone.localdate(), datetime.min.time()))
+    noon += timedelta(hours=12)
+    with time_machine.travel(noon, tick=True):
+        view(reader_page, url)
+        view(reader_page, url)
+        fold()
+        assert totals(article) == {"views": 2, "visitors": 1}
+        salt = bytes(DailySalt.objects.get().value)
+    with time_machine.travel(noon + timedelta(days=1), tick=True):
+        forget_past_days()  # the hourly task, once the day has ended
+        assert not DailySalt.objects.filter(value=salt).exists()
+        view(reader_page, url)
+        fold()
+        assert totals(article) == {"views": 3, "visitors": 2}
+
+    # A crawler running scripts sends its beacon like a browser: it is not counted.
+    crawler = browser.new_context(user_agent=f"{READER_AGENT} (compatible; Googlebot/2.1)")
+    view(crawler.new_page(), url)
+    crawler.close()
+    # Nor is a beacon no page of the site sent (no Sec-Fetch-* headers): a script's.
+    body = json.dumps({"p": article.get_absolute_url(), "r": "", "w": "l"})
+    answer = reader_page.request.post(
+        site + "/readership/beacon/", data=body, headers={"User-Agent": READER_AGENT}
+    )
+    assert answer.status == 204
+    fold()
+    assert totals(article) == {"views": 3, "visitors": 2}
