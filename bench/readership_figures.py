@@ -43,6 +43,9 @@ def parse_args():
     parser.add_argument("--days", type=int, default=90, help="the period the views span")
     parser.add_argument("--repeat", type=int, default=15, help="timed runs of each")
     parser.add_argument("--quick", action="store_true", help="a smoke run, small")
+    parser.add_argument(
+        "--slowest", type=int, default=0, help="print each measure's N slowest queries"
+    )
     args = parser.parse_args()
     if args.quick:
         args.articles, args.views, args.repeat = 2000, 200_000, 5
@@ -81,11 +84,14 @@ def seed_views(total, days):
     """``total`` views over ``days`` days as folded figures; returns the seconds taken
     and the rows written."""
     from django.db import transaction
+    from django.db.models import Sum
     from django.utils import timezone
 
     from news.models import Article
     from readership.models import ArticleHour, SourceHour
 
+    if ArticleHour.objects.aggregate(views=Sum("views"))["views"] == total:
+        return 0.0, ArticleHour.objects.count()  # seeded by an earlier run (DATABASE_URL)
     ArticleHour.objects.all().delete()
     SourceHour.objects.all().delete()
     rng = random.Random(32)
@@ -132,8 +138,9 @@ def analyse():
         cursor.execute("ANALYZE")
 
 
-def timed(function, repeat):
-    """(queries, median ms, p99 ms) of ``function()``, after a warm-up run."""
+def timed(function, repeat, slowest=0):
+    """(queries, median ms, p99 ms) of ``function()``, after a warm-up run; prints its
+    ``slowest`` slowest queries."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -141,6 +148,9 @@ def timed(function, repeat):
     with CaptureQueriesContext(connection) as captured:
         function()
     queries = len(captured)
+    by_time = sorted(captured.captured_queries, key=lambda q: -float(q["time"]))
+    for query in by_time[:slowest]:
+        print(f"    {float(query['time']) * 1000:8.1f} ms  {query['sql'][:300]}")
     timings = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -188,7 +198,8 @@ def main():
             flush=True,
         )
 
-        user = get_user_model().objects.create_superuser("bench", "bench@example.org", "bench")
+        user = get_user_model().objects.filter(username="bench").first()
+        user = user or get_user_model().objects.create_superuser("bench", "b@example.org", "bench")
         client = Client()
         client.force_login(user)
         top = figures.most_read(30, 1)[0][0]
@@ -202,7 +213,7 @@ def main():
         }
         print(f"{'':<38} {'queries':>8} {'median ms':>10} {'p99 ms':>8}")
         for name, function in measured.items():
-            queries, median, p99 = timed(function, args.repeat)
+            queries, median, p99 = timed(function, args.repeat, args.slowest)
             print(f"{name:<38} {queries:>8} {median:>10.1f} {p99:>8.1f}", flush=True)
 
 

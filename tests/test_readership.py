@@ -296,3 +296,10 @@ def test_folding_costs_the_same_queries_for_one_article_or_many(client):
         return len(queries)
 
     assert fold_views_of(1) == fold_views_of(6)
+
+
+def test_a_beacon_sets_no_session_and_carries_the_security_headers(client, article):
+    response = send(client, article.get_absolute_url())
+    assert response.status_code == 204 and not response.cookies
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert figures(article) == (1, 1)

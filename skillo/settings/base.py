@@ -93,6 +93,9 @@ MIDDLEWARE = [
     # Outermost: every request counted and timed, the page cache's answers too.
     "metrics.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Readers' page-view beacons, answered at once (with the security headers above):
+    # they need nothing below.
+    "readership.middleware.BeaconMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Public responses the page cache does not send compressed itself (misses it does not
     # keep, search results, 404s): Brotli or gzip. Never private ones (BREACH).

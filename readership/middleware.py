@@ -1,0 +1,28 @@
+"""Beacons answered ahead of the middleware that pages need (sessions, CSRF, messages,
+the page cache's lookups, the CSP): a beacon reads no cookie and sends nothing but a
+204, and at a busy site there is one for every page view. Measured by
+bench/readership.py (docs/benchmarks.md, "Readership ingest")."""
+
+from functools import cache
+
+from django.urls import reverse
+
+from .views import beacon
+
+
+@cache
+def beacon_path():
+    return reverse("readership:beacon")
+
+
+class BeaconMiddleware:
+    """Placed after the request metrics (beacons are counted and timed like any
+    request) and the security headers, so everything below is skipped for a beacon."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path == beacon_path():
+            return beacon(request)
+        return self.get_response(request)
