@@ -46,9 +46,10 @@ def facts_due(queryset=None):
     return articles.published().filter(facts_verified__lt=facts_due_cutoff())
 
 
-def wanted_titles():
+def wanted_titles(limit=None):
     """Related-link titles no article has yet, most wanted first: [{title, wanted_by
-    (the articles that want it), add_url}]."""
+    (the articles that want it), add_url}]; the first ``limit`` of them (the dashboard's
+    few are read alone: at 100,000 articles there are tens of thousands)."""
     existing = Article.objects.filter(title_upper=OuterRef("title_upper"))
     counts = (
         RelatedLink.objects.filter(target__isnull=True)
@@ -59,11 +60,13 @@ def wanted_titles():
         .annotate(count=Count("article", distinct=True))
         .order_by("-count", "title_upper")
     )
+    titles = counts.values("title_upper")
+    if limit is not None:
+        counts = list(counts[:limit])
+        titles = [row["title_upper"] for row in counts] or [""]
     wanting = {}
     for upper, title, pk, article_title in (
-        RelatedLink.objects.filter(
-            target__isnull=True, title_upper__in=counts.values("title_upper")
-        )
+        RelatedLink.objects.filter(target__isnull=True, title_upper__in=titles)
         .order_by("article__title")
         .values_list("title_upper", "title", "article_id", "article__title")
     ):

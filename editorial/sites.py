@@ -28,7 +28,7 @@ class NewsroomSite(admin.AdminSite):
                 "scheduled": queues.scheduled_next()[:SHOWN],
                 "facts_due": queues.facts_due().order_by("facts_verified", "published_at")[:SHOWN],
                 "facts_due_count": queues.facts_due().count(),
-                "wanted": queues.wanted_titles()[:SHOWN],
+                "wanted": queues.wanted_titles(limit=SHOWN),
                 "published": queues.recently_published()[:SHOWN],
                 "sources_to_fix": sources_to_fix_count(),
                 "can_publish": can_publish(user),

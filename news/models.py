@@ -328,6 +328,13 @@ class Article(models.Model):
             models.Index(
                 fields=["status", "event_date", "published_at", "id"], name="article_status_event"
             ),
+            # The dashboard's "Facts due": public articles verified before a month, oldest
+            # first, and their count, from the index alone (at 100,000 articles the two
+            # read every article's row: 480 and 360 ms on SQLite).
+            models.Index(
+                fields=["status", "facts_verified", "published_at", "id"],
+                name="article_status_facts",
+            ),
         ]
 
     def __str__(self):
