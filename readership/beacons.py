@@ -5,8 +5,10 @@ process, written to the database in batches (never a write per view). A beacon t
 not a public page's view is dropped without a word: the endpoint answers every beacon
 alike, so it tells nothing to someone probing it."""
 
+import functools
 import hashlib
 import json
+import re
 import threading
 import time
 from contextlib import contextmanager, suppress
@@ -16,7 +18,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connection
-from django.urls import Resolver404, resolve
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from redis import Redis
 from redis.exceptions import LockError, RedisError
@@ -27,7 +29,7 @@ from .visitors import client_address, is_bot, visitor_of
 MAX_BODY = 1024  # bytes: a path, a referrer and a width
 # The pages that are counted, by URL name: readership.folding knows how to find each
 # one's article.
-COUNTED_PAGES = {"news:article"}
+COUNTED_PAGES = ("news:article",)
 WIDTHS = {"s", "m", "l"}  # under 640 px, under 1000 px, wider
 # The channels Skillo's own links name with ?ref= (the newsletter's mails): the same word
 # for every reader, so it tells where a view came from, never who.
@@ -52,11 +54,7 @@ def parse(body):
         return None
     if not path.startswith("/") or path.startswith("//") or len(path) > 500:
         return None
-    try:
-        match = resolve(path)
-    except Resolver404:
-        return None
-    if match.view_name not in COUNTED_PAGES:
+    if not counted_page(path):
         return None
     host = ""
     if referrer:
@@ -65,6 +63,25 @@ def parse(body):
             return None
         host = parts.hostname[:253]
     return path, host, width, via
+
+
+@functools.cache
+def counted_addresses(prefix):
+    """A pattern of the counted pages' addresses under the script ``prefix``: each
+    page's address reversed with a mark for its slug, the slug converter's characters
+    in its place. (A resolve() of every beacon's path was a third of its cost.)"""
+    mark = "SLUG-MARK"
+    patterns = [
+        re.escape(reverse(name, kwargs={"slug": mark})).replace(re.escape(mark), "[-a-zA-Z0-9_]+")
+        for name in COUNTED_PAGES
+    ]
+    return re.compile("|".join(patterns))
+
+
+def counted_page(path):
+    """Whether ``path`` is one of a counted page's addresses (whether its article is
+    public is the fold's to say)."""
+    return counted_addresses(get_script_prefix()).fullmatch(path) is not None
 
 
 def over_rate(request):

@@ -54,20 +54,20 @@ def forget_past_days():
 def is_bot(request):
     """A crawler's user agent, a headless browser, or a request no browser's page sent:
     browsers add Sec-Fetch-* headers to every request a page makes, beacons included."""
-    agent = request.headers.get("User-Agent", "")
+    # From META: request.headers builds a dict of every header, on every beacon.
+    meta = request.META
+    agent = meta.get("HTTP_USER_AGENT", "")
     if not agent or BOTS.search(agent):
         return True
-    return request.headers.get("Sec-Fetch-Site") != "same-origin" or not request.headers.get(
-        "Sec-Fetch-Mode"
-    )
+    return meta.get("HTTP_SEC_FETCH_SITE") != "same-origin" or not meta.get("HTTP_SEC_FETCH_MODE")
 
 
 def visitor_of(request, day):
     """The reader's hash for the day, or "" for one whose browser asks not to be tracked
     (Global Privacy Control): counted in the totals, never among visitors."""
-    if request.headers.get("Sec-GPC") == "1":
+    if request.META.get("HTTP_SEC_GPC") == "1":
         return ""
-    agent = request.headers.get("User-Agent", "")
+    agent = request.META.get("HTTP_USER_AGENT", "")
     parts = [salt_for(day), settings.SKILLO_SITE_URL.encode(), b"\0"]
     parts += [(client_address(request) or "").encode(), b"\0", agent.encode()]
     return hashlib.sha256(b"".join(parts)).hexdigest()

@@ -303,3 +303,17 @@ def test_a_beacon_sets_no_session_and_carries_the_security_headers(client, artic
     assert response.status_code == 204 and not response.cookies
     assert response["X-Content-Type-Options"] == "nosniff"
     assert figures(article) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/admin/", "/tags/python/", "ARTICLEextra/", "ARTICLE?x=1", "/articles/a b/", "/articles/"],
+)
+def test_a_beacon_of_any_other_address_is_not_even_kept(client, article, path):
+    send(client, path.replace("ARTICLE", article.get_absolute_url()))
+    assert not Beacon.objects.exists()
+
+
+def test_a_beacon_of_an_article_address_is_kept_until_folded(client, article):
+    send(client, article.get_absolute_url())
+    assert Beacon.objects.get().path == article.get_absolute_url()
