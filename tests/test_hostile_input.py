@@ -56,9 +56,11 @@ ACTIVE_ELEMENTS = {
     "iframe", "frame", "frameset", "object", "embed", "applet", "base", "svg", "math",
     "style", "portal", "template",
 }  # fmt: skip
-# The admin's own inline icons (theme switcher), not anything an editor typed.
+# The admin's own inline drawings (the theme switcher's icons, the Readers panel's chart
+# drawn on the server from counts), not anything an editor typed.
 ADMIN_SVG_CLASSES = {
     "base-svgs", "theme-icon-when-auto", "theme-icon-when-dark", "theme-icon-when-light",
+    "readers-chart__svg",
 }  # fmt: skip
 DATA_SCRIPT_TYPES = {"application/ld+json", "application/json"}
 VOID_ELEMENTS = {

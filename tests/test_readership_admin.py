@@ -148,3 +148,26 @@ def test_the_reach_counts_the_newsletters_deliveries_and_correction_notices(edit
     reach = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", reach))
     assert "Newsletter e-mails of the story 3 " in reach
     assert "Correction notices sent 2 " in reach
+
+
+def test_the_readers_panel_costs_the_same_queries_for_a_long_history(mail_server):  # noqa: F811
+    from readership.templatetags.readership_admin import readers_panel
+
+    subscriber("ada@example.org")
+    article = ArticleFactory()
+    run_queued()
+    read(article, 5)
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            readers_panel(article)
+        return len(queries)
+
+    # Its hours (views per day), its totals, its sources; the newsletter's story issue
+    # and its deliveries.
+    assert count() == 5
+    article.published_at = timezone.now() - timedelta(days=200)
+    article.save()
+    for hours in range(7, 24 * 120, 7):
+        read(article, 3, hours_ago=hours, source=f"site{hours % 13}.example")
+    assert count() == 5
