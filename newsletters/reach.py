@@ -2,6 +2,8 @@
 marked sent: the story's own e-mails, the digests of its day or week, one-offs that
 chose it, and the follow-ups of its corrections."""
 
+from collections import Counter
+
 from django.db.models import Count, Q
 
 from news.reach import Figure, channel
@@ -11,29 +13,45 @@ from .models import Delivery, Issue
 
 @channel
 def newsletter(article):
-    issue = Issue.objects.filter(kind=Issue.Kind.STORY, article=article).first()
-    if issue is None:  # never published while the newsletter ran
+    story = Issue.objects.filter(kind=Issue.Kind.STORY, article=article).first()
+    if story is None:  # never published while the newsletter ran
         return []
-    own = Q(issue=issue)
-    # A digest lists the stories whose own issue fell in its period (newsletters.digests).
-    digests = Q(
-        issue__kind__in=[Issue.Kind.DAILY, Issue.Kind.WEEKLY],
-        issue__period_start__lte=issue.due_at,
-        issue__period_end__gt=issue.due_at,
+    # The issues that carried it first, so that the deliveries are counted through their
+    # index by issue rather than every delivery sent read.
+    issues = dict(
+        Issue.objects.filter(
+            Q(pk=story.pk)
+            # A digest lists the stories whose own issue fell in its period
+            # (newsletters.digests).
+            | Q(
+                kind__in=[Issue.Kind.DAILY, Issue.Kind.WEEKLY],
+                period_start__lte=story.due_at,
+                period_end__gt=story.due_at,
+            )
+            | Q(kind=Issue.Kind.ONE_OFF, articles=article)
+            | Q(kind=Issue.Kind.CORRECTION, correction__article=article)
+        )
+        .distinct()
+        .values_list("pk", "kind")
     )
-    one_offs = Q(issue__kind=Issue.Kind.ONE_OFF, issue__articles=article)
-    corrections = Q(issue__kind=Issue.Kind.CORRECTION, issue__correction__article=article)
-    sent = Delivery.objects.filter(state=Delivery.State.SENT).aggregate(
-        own=Count("pk", filter=own | one_offs, distinct=True),
-        digests=Count("pk", filter=digests, distinct=True),
-        corrections=Count("pk", filter=corrections, distinct=True),
-    )
+    sent = Counter()
+    for row in (
+        Delivery.objects.filter(issue__in=issues, state=Delivery.State.SENT)
+        .values("issue")
+        .annotate(count=Count("pk"))
+    ):
+        sent[issues[row["issue"]]] += row["count"]
+    kinds = Issue.Kind
     return [
-        Figure("Newsletter e-mails of the story", sent["own"], "as published, and one-offs"),
+        Figure(
+            "Newsletter e-mails of the story",
+            sent[kinds.STORY] + sent[kinds.ONE_OFF],
+            "as published, and one-offs",
+        ),
         Figure(
             "Digest e-mails of its day or week",
-            sent["digests"],
+            sent[kinds.DAILY] + sent[kinds.WEEKLY],
             "to subscribers of at least one of the period's stories",
         ),
-        Figure("Correction notices sent", sent["corrections"], "to those who got the story"),
+        Figure("Correction notices sent", sent[kinds.CORRECTION], "to those who got the story"),
     ]

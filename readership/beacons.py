@@ -48,10 +48,13 @@ def parse(body):
         return None
     path, referrer, width = data.get("p"), data.get("r", ""), data.get("w", "")
     via = data.get("s", "")
-    if not (isinstance(path, str) and isinstance(referrer, str) and width in WIDTHS):
+    if not all(isinstance(value, str) for value in (path, referrer, width, via)):
         return None
-    if via and via not in VIA:
+    if width not in WIDTHS:
         return None
+    # Another site's ?ref= (ref=hn, ref=producthunt) names no channel of ours: the view
+    # counts by its referrer alone, and the word is kept nowhere.
+    via = via if via in VIA else ""
     if not path.startswith("/") or path.startswith("//") or len(path) > 500:
         return None
     if not counted_page(path):

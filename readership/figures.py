@@ -145,7 +145,8 @@ def readers(article):
     published = (
         article.published_at or ArticleHour.objects.filter(article=article).earliest("hour").hour
     )
-    first = max(timezone.localdate(published), today - timedelta(days=CHART_DAYS - 1))
+    # Not after today: an article read, then rescheduled, has figures before its date.
+    first = min(today, max(timezone.localdate(published), today - timedelta(days=CHART_DAYS - 1)))
     per_day = {}
     start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
     hours = ArticleHour.objects.filter(article=article, hour__gte=start).values_list(

@@ -73,7 +73,8 @@ def one_fold_at_a_time():
 
 
 def fold():
-    """Fold every beacon received so far; returns how many were folded.
+    """Fold every beacon received so far; returns how many were folded, or None when
+    another fold (with Redis) holds the lock and folds them.
 
     With the default cache in Redis the beacons wait there (readership.beacons.RedisList):
     the fold takes them in one step, and they leave Redis only once their counts are
@@ -84,7 +85,7 @@ def fold():
             return fold_rows()
     with waiting.batch() as batch:
         if batch is None:  # another fold holds the lock: it folds what waits
-            return 0
+            return None
         with transaction.atomic(durable=True):
             folded = fold_rows(batch.rows)
             batch.still_ours()

@@ -80,12 +80,13 @@ def for_page(request, leave_out=None, limit=None):
     """The list as ``request``'s page shows it (leaving out the article ``leave_out``,
     the one being read), recorded among the page's dependencies; None when there is
     nothing to show."""
-    days, pks = ranked_ids()
-    depends_on(request, MOST_READ(), *ARTICLE.each(pks))
-    pks = [pk for pk in pks if pk != leave_out][:limit]
+    days, ranked = ranked_ids()
+    depends_on(request, MOST_READ(), *ARTICLE.each(ranked))
+    pks = [pk for pk in ranked if pk != leave_out][:limit]
     if not pks:
         return None
     cards = list(fragments.cards_of([("title", pk) for pk in pks]).values())
-    if len(cards) < settings.READERSHIP_MOST_READ_MIN_ARTICLES - (leave_out is not None):
+    # Beside an article of the list, the others are enough.
+    if len(cards) < settings.READERSHIP_MOST_READ_MIN_ARTICLES - (leave_out in ranked):
         return None
     return Ranked(days, cards)

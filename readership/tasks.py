@@ -11,8 +11,11 @@ def fold_beacons():
 
 @task
 def forget_past_days():
-    """Yesterday's salt and visitor lists deleted, once what they counted is folded."""
-    folding.fold()
+    """Yesterday's salt and visitor lists deleted, once what they counted is folded.
+    While another fold runs, its beacons may be yesterday's: the lists are kept until the
+    next hour's run, or those readers would count again."""
+    if folding.fold() is None:
+        return 0
     return visitors.forget_past_days()
 
 

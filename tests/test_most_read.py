@@ -113,3 +113,18 @@ def test_the_periodic_task_ranks_again(client, stories):
         read(story, 30)
     refresh_figures.call()
     assert listed(client.get("/")) == ["Story 1", "Story 2", "Story 3"]
+
+
+def test_beside_an_unranked_article_the_list_needs_as_many_stories_as_on_the_home_page(
+    client, stories, settings
+):
+    settings.READERSHIP_MOST_READ_MIN_ARTICLES = 3
+    for story in stories[:3]:
+        read(story, 30)
+    most_read.refresh()
+    Article.objects.filter(pk=stories[2].pk).update(status=Article.Status.DRAFT)
+    # Two of the three still public: not enough for the home page, nor beside another.
+    assert listed(client.get("/")) == []
+    assert listed(client.get(stories[4].get_absolute_url())) == []
+    # Beside one of them, the other is not enough either (3 - itself = 2 needed).
+    assert listed(client.get(stories[0].get_absolute_url())) == []

@@ -139,6 +139,9 @@ def test_no_address_is_stored(client, article):
         json.dumps({"p": "/admin/", "r": "", "w": "l"}),
         json.dumps({"p": "/no-such-page/", "r": "", "w": "l"}),
         json.dumps({"p": "/articles/no-such-article/", "r": "", "w": "l"}),
+        json.dumps({"p": "ARTICLE", "r": "", "w": ["l"]}),
+        json.dumps({"p": "ARTICLE", "r": "", "w": "l", "s": ["newsletter"]}),
+        json.dumps({"p": "ARTICLE", "r": {"host": "x"}, "w": "l"}),
     ],
 )
 def test_a_bad_beacon_is_answered_alike_and_counted_nowhere(client, article, body):
@@ -231,9 +234,11 @@ def test_a_link_from_the_newsletter_counts_as_the_newsletter_whatever_the_referr
     assert list(SourceHour.objects.values_list("source", "views")) == [("Newsletter", 2)]
 
 
-def test_a_channel_skillo_never_names_is_not_counted(client, article):
-    send(client, article.get_absolute_url(), via="tracking-id-1234")
-    assert figures(article) == (0, 0)
+def test_another_sites_ref_counts_the_view_by_its_referrer_and_is_kept_nowhere(client, article):
+    send(client, article.get_absolute_url(), referrer="https://lobste.rs/", via="producthunt")
+    assert Beacon.objects.get().via == ""
+    fold()
+    assert list(SourceHour.objects.values_list("source", "views")) == [("lobste.rs", 1)]
 
 
 def test_only_the_referrers_host_is_kept(client, article):
@@ -317,3 +322,15 @@ def test_a_beacon_of_any_other_address_is_not_even_kept(client, article, path):
 def test_a_beacon_of_an_article_address_is_kept_until_folded(client, article):
     send(client, article.get_absolute_url())
     assert Beacon.objects.get().path == article.get_absolute_url()
+
+
+def test_a_beacon_is_counted_in_the_metrics_under_its_own_view(client, article):
+    from tests.test_metrics import scrape, value
+
+    def beacons():
+        text = scrape().content.decode()
+        return value(text, "skillo_http_requests_total", view="readership:beacon", status="204")
+
+    before = beacons()
+    send(client, article.get_absolute_url())
+    assert beacons() == before + 1

@@ -163,11 +163,31 @@ def test_the_readers_panel_costs_the_same_queries_for_a_long_history(mail_server
             readers_panel(article)
         return len(queries)
 
-    # Its hours (views per day), its totals, its sources; the newsletter's story issue
-    # and its deliveries.
-    assert count() == 5
+    # Its hours (views per day), its totals, its sources; the newsletter's story issue,
+    # the issues that carried it, and their deliveries.
+    assert count() == 6
     article.published_at = timezone.now() - timedelta(days=200)
     article.save()
     for hours in range(7, 24 * 120, 7):
         read(article, 3, hours_ago=hours, source=f"site{hours % 13}.example")
-    assert count() == 5
+    assert count() == 6
+
+
+def test_an_article_read_then_rescheduled_still_opens_with_its_figures(editor):
+    article = ArticleFactory(title="Moved to next week")
+    read(article, 12)
+    article.published_at = timezone.now() + timedelta(days=7)
+    article.save()
+    html = editor.get(change_url(article)).content.decode()
+    assert "<strong>12</strong> views" in html
+
+
+def test_figures_worked_out_another_day_say_their_date(editor, time_machine):
+    story = ArticleFactory()
+    read(story, 25)
+    figures.summarise()
+    time_machine.move_to(timezone.now() + timedelta(days=2))
+    html = editor.get(HOME).content.decode()
+    when = timezone.localtime(figures.dashboard()[1])
+    assert "As of <time datetime=" in html
+    assert f"{when:%-d %B %Y}, {when:%H:%M}</time>" in html

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django import template
 from django.conf import settings
+from django.utils import timezone
 
 from readership import figures
 
@@ -37,7 +38,13 @@ def bars(days):
 @register.inclusion_tag("readership/admin/dashboard.html")
 def readership_dashboard():
     periods, at = figures.dashboard()
-    return {"periods": periods, "at": at, "counting": settings.READERSHIP_COUNTING}
+    return {
+        "periods": periods,
+        "at": timezone.localtime(at),
+        # A summary of another day says its date (the refresh has not run since).
+        "today": timezone.localdate().isoformat(),
+        "counting": settings.READERSHIP_COUNTING,
+    }
 
 
 @register.inclusion_tag("readership/admin/readers_panel.html")
