@@ -11,6 +11,7 @@ import json
 import re
 import threading
 import time
+import uuid
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -238,6 +239,7 @@ class RedisList:
         # Under the cache's KEY_PREFIX and version, like every key of the site's.
         self.waiting = cache.make_key("readership:beacons")
         self.folding = cache.make_key("readership:beacons:folding")
+        self.folding_name = cache.make_key("readership:fold:batch-name")
         self.lock_name = cache.make_key("readership:fold")
 
     # Count the beacon against its address's minute (the key expires after two), and
@@ -274,9 +276,18 @@ class RedisList:
             return
         try:
             # A batch left by a fold that failed is folded first, alone. Only this fold
-            # renames or deletes these keys, under the lock.
+            # renames or deletes these keys, under the lock. Each batch has a name, which
+            # the fold records with its counts: a batch whose delete failed after its
+            # commit is known when it is found again, and not counted twice.
             if not self.client.exists(self.folding) and self.client.exists(self.waiting):
-                self.client.rename(self.waiting, self.folding)
+                with self.client.pipeline() as renaming:  # MULTI ... EXEC
+                    renaming.rename(self.waiting, self.folding)
+                    renaming.set(self.folding_name, uuid.uuid4().hex)
+                    renaming.execute()
+            name = self.client.get(self.folding_name)
+            if name is None:  # a batch from before batches had names
+                name = uuid.uuid4().hex.encode()
+                self.client.set(self.folding_name, name)
             rows, start = [], 0
             while True:
                 items = self.client.lrange(self.folding, start, start + READ_CHUNK - 1)
@@ -284,18 +295,19 @@ class RedisList:
                 if len(items) < READ_CHUNK:
                     break
                 start += READ_CHUNK
-            yield Batch(rows, lock)
-            self.client.unlink(self.folding)  # freed by Redis in the background
+            yield Batch(rows, lock, name.decode() if isinstance(name, bytes) else name)
+            self.client.unlink(self.folding, self.folding_name)  # freed in the background
         finally:
             with suppress(LockError):  # expired, and perhaps taken by another fold since
                 lock.release()
 
 
 class Batch:
-    """The rows a fold took from Redis, and the lock it holds on them."""
+    """The rows a fold took from Redis, the lock it holds on them, and the batch's name
+    (readership.models.FoldedBatch)."""
 
-    def __init__(self, rows, lock):
-        self.rows, self.lock = rows, lock
+    def __init__(self, rows, lock, name):
+        self.rows, self.lock, self.name = rows, lock, name
 
     def still_ours(self):
         """Call last inside the fold's transaction: raises LockNotOwnedError (and so

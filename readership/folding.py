@@ -4,6 +4,7 @@ hour of their first view) and views per source. The beacons folded are deleted i
 same transaction, so raw views are never kept past the minute or so that folds them."""
 
 from collections import Counter
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from django.utils import timezone
 from news.models import Article
 
 from . import beacons
-from .models import ArticleHour, Beacon, DayVisitor, SourceHour
+from .models import ArticleHour, Beacon, DayVisitor, FoldedBatch, SourceHour
 
 # A referrer's host named as a group: readers care where they came from, not which of
 # an engine's many hosts sent them.
@@ -87,8 +88,12 @@ def fold():
         if batch is None:  # another fold holds the lock: it folds what waits
             return None
         with transaction.atomic(durable=True):
-            folded = fold_rows(batch.rows)
+            _, new = FoldedBatch.objects.get_or_create(name=batch.name)
+            # A batch already folded, whose delete from Redis failed after the commit:
+            # its counts are in; only the table's rows, if any, are folded.
+            folded = fold_rows(batch.rows if new else ())
             batch.still_ours()
+        FoldedBatch.objects.filter(at__lt=timezone.now() - timedelta(days=1)).delete()
     return folded
 
 

@@ -114,3 +114,15 @@ class Summary(models.Model):
 
     def __str__(self):
         return f"{self.name} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class FoldedBatch(models.Model):
+    """A batch of beacons from Redis whose counts are committed, recorded in the same
+    transaction: should its delete from Redis fail, the next fold finds its name here and
+    does not count it again. Kept a day (readership.folding)."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"batch {self.name} folded at {self.at:%Y-%m-%d %H:%M}"

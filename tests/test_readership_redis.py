@@ -9,7 +9,7 @@ import shutil
 import pytest
 from django.core.cache import cache
 from redis import Redis
-from redis.exceptions import LockNotOwnedError
+from redis.exceptions import LockNotOwnedError, RedisError
 
 from readership import beacons, folding, visitors
 from readership.models import ArticleHour, Beacon
@@ -123,6 +123,28 @@ def test_a_fold_whose_transaction_fails_loses_nothing(client, article, monkeypat
     assert folding.fold() == 1
     assert waiting(redis_cache) == 0
     assert figures(article) == (3, 3)
+
+
+def test_a_batch_whose_delete_failed_after_its_commit_is_not_counted_twice(
+    client, article, monkeypatch, redis_cache
+):
+    send(client, article.get_absolute_url())
+    unlink = Redis.unlink
+
+    def fails_once(self, *names):
+        monkeypatch.setattr(Redis, "unlink", unlink)
+        raise RedisError("the connection dropped")
+
+    monkeypatch.setattr(Redis, "unlink", fails_once)
+    with pytest.raises(RedisError):
+        folding.fold()  # committed, then the delete failed: the batch is still there
+    assert waiting(redis_cache) == 1
+    assert ArticleHour.objects.get(article=article).views == 1
+    send(client, article.get_absolute_url(), address="192.0.2.1")
+    assert folding.fold() == 0  # the batch found again, known: deleted, not counted
+    assert folding.fold() == 1  # then the new view
+    assert figures(article) == (2, 2)
+    assert waiting(redis_cache) == 0
 
 
 def test_a_fold_that_lost_its_lock_rolls_back_and_loses_nothing(client, article, monkeypatch):
