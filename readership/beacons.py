@@ -21,8 +21,9 @@ from django.core.cache import cache
 from django.db import close_old_connections, connection
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
-from redis import Redis
 from redis.exceptions import LockError, RedisError
+
+from background.redis_queue import client as redis_client
 
 from .models import Beacon
 from .visitors import client_address, is_bot, visitor_of
@@ -188,10 +189,7 @@ FOLD_LOCK_SECONDS = 300
 FOLD_WAIT_SECONDS = 5
 READ_CHUNK = 10_000  # items per LRANGE when a fold reads its batch
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# The cache's OPTIONS that are Django's own, not redis-py's connection settings.
-DJANGO_OPTIONS = {"serializer", "pool_class", "parser_class"}
 
-_clients = {}  # URL: one client (and connection pool) per process
 _scripts = {}  # client: its registered WITHIN_RATE script
 
 
@@ -204,10 +202,7 @@ def redis_list():
     location = config["LOCATION"]
     # Several servers: the first is the primary, where the cache writes too.
     url = (location.split(",") if isinstance(location, str) else location)[0].strip()
-    if url not in _clients:
-        options = {k: v for k, v in config.get("OPTIONS", {}).items() if k not in DJANGO_OPTIONS}
-        _clients[url] = Redis.from_url(url, **options)
-    return RedisList(_clients[url])
+    return RedisList(redis_client(url))
 
 
 def dumps(beacon):

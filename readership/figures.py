@@ -70,14 +70,18 @@ class Period:
     sources: list
 
 
+def totals(hours):
+    """(views, visitors) of the ArticleHour rows ``hours``."""
+    found = hours.aggregate(views=Sum("views"), visitors=Sum("visitors"))
+    return found["views"] or 0, found["visitors"] or 0
+
+
 def period(name, start, limit=5):
-    totals = ArticleHour.objects.filter(hour__gte=start).aggregate(
-        views=Sum("views"), visitors=Sum("visitors")
-    )
+    views, visitors = totals(ArticleHour.objects.filter(hour__gte=start))
     return Period(
         name=name,
-        views=totals["views"] or 0,
-        visitors=totals["visitors"] or 0,
+        views=views,
+        visitors=visitors,
         most_read=[
             [article.pk, article.title, views, visitors]
             for article, views, visitors in most_read(None, limit, start=start)
@@ -160,13 +164,11 @@ def readers(article):
         Day(first + timedelta(days=n), *per_day.get(first + timedelta(days=n), (0, 0)))
         for n in range((today - first).days + 1)
     ]
-    totals = ArticleHour.objects.filter(article=article).aggregate(
-        views=Sum("views"), visitors=Sum("visitors")
-    )
+    views, visitors = totals(ArticleHour.objects.filter(article=article))
     return Readers(
         days=days,
-        views=totals["views"] or 0,
-        visitors=totals["visitors"] or 0,
+        views=views,
+        visitors=visitors,
         sources=top_sources(None, 10, article=article),
         reach=reach.of(article),
     )
