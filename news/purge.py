@@ -56,6 +56,18 @@ def on_commit(callback):
     transaction.on_commit(callback)
 
 
+def publication_time(old, new):
+    """When a change (footprints before and after, as ``articles_changed`` sends them)
+    makes the article public: now, its scheduled time, or None."""
+    if new is None:
+        return None
+    if new.public and not (old is not None and old.public):
+        return timezone.now()
+    if new.scheduled and (old is None or not old.scheduled or old.published_at != new.published_at):
+        return new.published_at
+    return None
+
+
 @dataclass(frozen=True)
 class Footprint:
     public: bool

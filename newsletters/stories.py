@@ -6,25 +6,13 @@ published again after it was unpublished is not mailed twice."""
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
-from django.utils import timezone
 
 from news import purge
 from news.models import Correction
-from news.purge import articles_changed
+from news.purge import articles_changed, publication_time
 
 from .models import Issue
 from .tasks import send_issue
-
-
-def publication_time(old, new):
-    """When the change makes the article public: now, its scheduled time, or None."""
-    if new is None:
-        return None
-    if new.public and not (old is not None and old.public):
-        return timezone.now()
-    if new.scheduled and (old is None or not old.scheduled or old.published_at != new.published_at):
-        return new.published_at
-    return None
 
 
 @receiver(articles_changed)

@@ -91,3 +91,40 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
             keepalive_expiry=limits.keepalive_expiry,
             network_backend=PinnedBackend(),
         )
+
+
+class PinnedSyncBackend(httpcore.NetworkBackend):
+    """``PinnedBackend`` for blocking clients (outbound.client)."""
+
+    def __init__(self):
+        self.backend = httpcore.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        try:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except socket.gaierror as error:
+            raise httpcore.ConnectError(f"cannot resolve {host}") from error
+        *others, last = allowed_addresses(host, found)
+        for address in others:
+            try:
+                return self.backend.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError:
+                pass
+        return self.backend.connect_tcp(last, port, timeout, local_address, socket_options)
+
+    def sleep(self, seconds):
+        self.backend.sleep(seconds)
+
+
+class PinnedSyncTransport(httpx.HTTPTransport):
+    def __init__(self, limits):
+        super().__init__(limits=limits)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=PinnedSyncBackend(),
+        )

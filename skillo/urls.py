@@ -35,6 +35,8 @@ urlpatterns = [
     path("", include("api.urls")),
     path("", include("newsletters.urls")),
     path("", include("readership.urls")),
+    # WebFinger, NodeInfo, actors, inboxes and outboxes (/.well-known/..., /ap/...).
+    path("", include("fediverse.urls")),
     path("", include("news.urls")),
 ]
 

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "api",
     "newsletters",
     "readership",
+    "fediverse",
     "anymail",
 ]
 
@@ -100,6 +101,10 @@ MIDDLEWARE = [
     # Public responses the page cache does not send compressed itself (misses it does not
     # keep, search results, 404s): Brotli or gzip. Never private ones (BREACH).
     "pagecache.encoding.CompressionMiddleware",
+    # A fediverse server asking an article's, author's or topic's address (or the home
+    # page's) for ActivityStreams gets it here, before the page cache; every answer on
+    # those addresses varies by Accept.
+    "fediverse.negotiation.NegotiationMiddleware",
     # Whole public pages for anonymous readers; a hit skips everything below it, so the
     # stored response already carries the headers the middleware below adds.
     "pagecache.middleware.PageCacheMiddleware",
@@ -373,6 +378,23 @@ SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 # check --deploy warns while it is.
 SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 
+# The fediverse (the fediverse app; docs/fediverse.md). The site's actor is
+# @SITE_NAME@HOST, HOST being SITE_URL's.
+SKILLO_FEDIVERSE_SITE_NAME = os.environ.get("FEDIVERSE_SITE_NAME", "news")
+SKILLO_FEDIVERSE_SITE_TITLE = os.environ.get("FEDIVERSE_SITE_TITLE", "Skillo")
+SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
+# A signed request's Date (or created time) must be this close to now, in seconds.
+SKILLO_FEDIVERSE_SIGNATURE_WINDOW = int(os.environ.get("FEDIVERSE_SIGNATURE_WINDOW", "300"))
+# Inboxes refuse bodies over this many bytes, and instances sending more activities a
+# minute than this (per host name) get 429.
+SKILLO_FEDIVERSE_MAX_ACTIVITY = int(os.environ.get("FEDIVERSE_MAX_ACTIVITY", str(256 * 1024)))
+SKILLO_FEDIVERSE_RATE_PER_MINUTE = int(os.environ.get("FEDIVERSE_RATE_PER_MINUTE", "300"))
+# A server failing this many deliveries in a row is backed off (hours, doubling, at most
+# BACKOFF_DAYS); failing for GIVE_UP_DAYS it is no longer tried until heard from.
+SKILLO_FEDIVERSE_INSTANCE_FAILURES = int(os.environ.get("FEDIVERSE_INSTANCE_FAILURES", "10"))
+SKILLO_FEDIVERSE_BACKOFF_DAYS = int(os.environ.get("FEDIVERSE_BACKOFF_DAYS", "2"))
+SKILLO_FEDIVERSE_GIVE_UP_DAYS = int(os.environ.get("FEDIVERSE_GIVE_UP_DAYS", "7"))
+
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
 SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
@@ -426,6 +448,8 @@ SKILLO_PERIODIC_TASKS = {
     # "Most read" on the site ranked again (its pages purged when it changed), and the
     # dashboard's figures of the last day, week and month worked out again.
     "refresh-figures": ("readership.tasks.refresh_figures", timedelta(minutes=5)),
+    # The fediverse inboxes' record of signatures past replaying, and old deliveries.
+    "fediverse-prune": ("fediverse.publishing.prune", timedelta(hours=1)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
