@@ -142,9 +142,7 @@ def verify_cavage(entry, public_key_pem):
     """Whether ``entry`` (a request the server received) carries a valid draft-cavage
     signature by that key, covering the request target, host, date and body digest."""
     headers = {name.lower(): value for name, value in entry["headers"].items()}
-    params = dict(
-        part.split("=", 1) for part in headers["signature"].split(",") if "=" in part
-    )
+    params = dict(part.split("=", 1) for part in headers["signature"].split(",") if "=" in part)
     params = {name: value.strip('"') for name, value in params.items()}
     names = params["headers"].split()
     assert {"(request-target)", "host", "date", "digest"} <= set(names)
