@@ -97,7 +97,8 @@ def object_for_page(request, kind, slug):
     if kind is None:
         return as_response(actors.document(site_actor()))
     if kind == "articles":
-        pk = Article.objects.published().filter(slug=slug).values_list("pk", flat=True).first()
+        # Any article's: article_document() serves only the public, 410 once deleted.
+        pk = Article.objects.filter(slug=slug).values_list("pk", flat=True).first()
         if pk is None:
             pk = RetiredSlug.objects.filter(slug=slug).values_list("article_id", flat=True).first()
         if pk is None:
