@@ -70,6 +70,16 @@ sub vcl_recv {
     # Any other cookie (analytics, a CSRF token left from the login page) changes nothing
     # a reader is shown: drop it so the reader is served from the cache.
     unset req.http.Cookie;
+    # The home page and an article's, author's or topic's page answer ActivityStreams to
+    # a fediverse server (fediverse.negotiation) and say Vary: Accept. Those requests go
+    # to the app; every other Accept is one value here, so browsers' many Accept headers
+    # share one stored page instead of splitting it.
+    if (req.url ~ "^/((articles|authors|tags)/[^/?]+/)?(\?.*)?$") {
+        if (req.http.Accept ~ "application/(activity|ld)\+json") {
+            return (pass);
+        }
+        set req.http.Accept = "text/html";
+    }
     # Then the built-in vcl_recv: POST and other methods pass, GET and HEAD are looked up.
 }
 

@@ -318,3 +318,19 @@ def test_a_new_release_purges_every_page_varnish_holds_of_the_old_one(site):
         site.app.stop()
         del site.app.env["SKILLO_RELEASE"]
         site.app.start()
+
+
+def test_a_fediverse_server_and_a_reader_never_get_each_others_answer(site):
+    """One address, two documents: the page is kept for readers (one copy whatever
+    their browser's Accept), the ActivityStreams object always comes from the app."""
+    page = cached(site, ARTICLE)
+    assert "Accept" in page.headers["Vary"]
+    activity = get(site.varnish.url, ARTICLE, headers={"Accept": "application/activity+json"})
+    assert activity.status == 200
+    assert activity.headers["Content-Type"].startswith("application/activity+json")
+    assert json.loads(activity.body)["type"] == "Article"
+    assert activity.cache == "PASS"
+    firefox = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    again = get(site.varnish.url, ARTICLE, headers={"Accept": firefox})
+    assert again.cache == "HIT" and again.copy == page.copy
+    assert again.headers["Content-Type"].startswith("text/html")
