@@ -10,6 +10,10 @@ AXE_CORE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 # The Nu Html Checker (the W3C's validator), from the npm registry; it runs on Java.
 VNU_VERSION := 26.9.27
 VNU_JAR := $(VENV)/vnu/node_modules/vnu-jar/build/dist/vnu.jar
+# Fedify, the fediverse framework the interoperability test checks Skillo against (npm;
+# 1.5 runs on Node 20, 2.x needs Node 22).
+FEDIFY_VERSION := 1.5.0
+FEDIFY_MODULE := $(VENV)/fedify/node_modules/@fedify/fedify/esm/mod.js
 
 .PHONY: run serve test lint check test-sqlite test-browser test-postgres chromium redis java varnish clean
 .PHONY: test-run-postgres test-run-postgres-servers test-run-sqlite test-run-sqlite-servers
@@ -136,6 +140,10 @@ $(VENV)/lighthouse/node_modules/.bin/lighthouse:
 	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
 	  --prefix $(VENV)/lighthouse lighthouse@$(LIGHTHOUSE_VERSION)
 
+$(FEDIFY_MODULE):
+	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
+	  --prefix $(VENV)/fedify @fedify/fedify@$(FEDIFY_VERSION)
+
 $(AXE_CORE):
 	npm install --silent --no-save --no-package-lock --no-audit --no-fund \
 	  --prefix $(VENV)/axe axe-core@$(AXE_VERSION)
@@ -164,11 +172,11 @@ SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.p
   tests/test_sqlite_serving.py \
   tests/varnish
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
-PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) $(VENV)/bin/pytest -m "not browser"
+PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) $(VENV)/bin/pytest -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/browser-tests.sqlite3 \
   $(VENV)/bin/pytest -m browser
 
-test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
+test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR) $(FEDIFY_MODULE)
 	@echo "Six test runs side by side (each shown when it ends)."
 	@shared=$$(mktemp -d); trap 'rm -rf "$$shared"' EXIT; \
 	SKILLO_TEST_PRODUCTION_STATIC=$$shared/static \
@@ -176,8 +184,8 @@ test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
 	  test-run-postgres test-run-sqlite test-run-postgres-servers test-run-sqlite-servers \
 	  test-run-grid test-run-browser
 
-test-sqlite: $(VENV)/.installed check chromium redis java varnish $(AXE_CORE) $(VNU_JAR)
-	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/tests.sqlite3 \
+test-sqlite: $(VENV)/.installed check chromium redis java varnish $(AXE_CORE) $(VNU_JAR) $(FEDIFY_MODULE)
+	AXE_CORE=$(AXE_CORE) VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/tests.sqlite3 \
 	  $(VENV)/bin/pytest
 
 test-browser: $(VENV)/.installed check chromium $(AXE_CORE)

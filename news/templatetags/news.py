@@ -40,6 +40,20 @@ def tag_url(tag):
     return tag_path(tag.slug)
 
 
+# A fediverse profile's address: Mastodon's https://host/@name, or /users/name (Mastodon's
+# actor id, Misskey-likes, GoToSocial's /@name too).
+FEDIVERSE_PROFILE = re.compile(
+    r"^https://([a-z0-9.-]+\.[a-z]{2,})/(?:@|users/)([a-z0-9_.-]+)/?$", re.IGNORECASE
+)
+
+
+@register.filter
+def fediverse_handle(url):
+    """``@name@host`` for a fediverse profile's address, else "" (fediverse:creator)."""
+    match = FEDIVERSE_PROFILE.match(url.strip())
+    return f"@{match[2]}@{match[1].lower()}" if match else ""
+
+
 @register.filter
 def author_url(author):
     """The one place author URLs are built: people's Author knows nothing of news's pages."""

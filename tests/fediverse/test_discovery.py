@@ -185,3 +185,19 @@ def test_a_renamed_article_is_the_same_object_at_its_old_address(client):
     assert old["id"] == f"http://{HOST}/ap/articles/{article.pk}"
     assert old["url"].endswith("/articles/new-name/")
     assert Article.objects.count() == 1 and Author.objects.count() == 0
+
+
+def test_mastodon_link_cards_credit_the_authors_with_a_fediverse_address(client):
+    ada = AuthorFactory(name="Ada Lovelace", slug="ada")
+    AuthorLinkFactory(author=ada, label="Mastodon", url="https://Hachyderm.io/@ada")
+    AuthorLinkFactory(author=ada, label="GitHub", url="https://github.com/ada")
+    grace = AuthorFactory(name="Grace Hopper", slug="grace")
+    AuthorLinkFactory(author=grace, label="Fediverse", url="https://social.example/users/grace")
+    nobody = AuthorFactory(name="No One", slug="no-one")
+    article = ArticleFactory(authors=[ada, grace, nobody])
+    page = client.get(article.get_absolute_url()).content.decode()
+    assert page.count('name="fediverse:creator"') == 2
+    assert '<meta name="fediverse:creator" content="@ada@hachyderm.io">' in page
+    assert '<meta name="fediverse:creator" content="@grace@social.example">' in page
+    author_page = client.get("/authors/ada/").content.decode()
+    assert 'href="https://Hachyderm.io/@ada" rel="me' in author_page
