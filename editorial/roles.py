@@ -25,6 +25,11 @@ EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.vi
           # changed or erased by admins only.
           "newsletters.add_issue", "newsletters.change_issue", "newsletters.view_issue",
           "newsletters.view_subscriber",
+          # The fediverse: replies moderated, actors and instances blocked.
+          "fediverse.view_reply", "fediverse.change_reply", "fediverse.delete_reply",
+          "fediverse.view_remoteactor", "fediverse.change_remoteactor",
+          "fediverse.view_blockeddomain", "fediverse.add_blockeddomain",
+          "fediverse.view_follower",
           ]  # fmt: skip
 
 

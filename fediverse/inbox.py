@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
+from . import replies
 from .actors import CONTEXT, absolute, actor_from_match, actor_id, host
 from .delivery import heard_from, queue
 from .models import Follower, LocalActor, ReceivedSignature
@@ -136,15 +137,16 @@ def handle(activity, remote, addressed=None):
             )
             follows.delete()
             return "unfollowed"
-        if isinstance(undone, str):
-            Follower.objects.filter(remote=remote, follow_uri=undone).delete()
+        if isinstance(undone, str) and remote.follows.filter(follow_uri=undone).exists():
+            remote.follows.filter(follow_uri=undone).delete()
             return "unfollowed"
-        return "ignored"
     if kind == "Delete" and ident(activity.get("object")) == remote.uri:
-        # The account is gone: so are its follows.
+        # The account is gone: so are its follows and its replies.
         remote.follows.all().delete()
+        for reply in remote.replies.all():
+            replies.received_delete(reply.uri, remote)
         return "account deleted"
-    return "ignored"
+    return replies.received(activity, remote)
 
 
 __all__ = ["LocalActor", "Problem", "authenticate", "handle"]

@@ -202,3 +202,36 @@ class ArticleState(models.Model):
 
     def __str__(self):
         return f"article {self.article_id}"
+
+
+class Reply(models.Model):
+    """A post from the fediverse answering an article, held until a moderator approves
+    it; only approved replies are shown under the article."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for moderation"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    uri = models.URLField("address", max_length=500, unique=True)
+    article = models.ForeignKey(
+        "news.Article", on_delete=models.CASCADE, related_name="fediverse_replies"
+    )
+    remote = models.ForeignKey(RemoteActor, on_delete=models.CASCADE, related_name="replies")
+    # Sanitised like editors' Markdown (fediverse.replies.sanitise) when it is received.
+    content = models.TextField()
+    url = models.URLField("original", max_length=500, blank=True)
+    published_at = models.DateTimeField()
+    updated_at = models.DateTimeField(null=True, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+
+    class Meta:
+        verbose_name_plural = "replies"
+        ordering = ["published_at", "pk"]
+        indexes = [
+            models.Index(fields=["article", "state", "published_at"], name="fediverse_reply_shown")
+        ]
+
+    def __str__(self):
+        return f"{self.remote} on {self.article_id}"

@@ -1,0 +1,188 @@
+"""Answers from the fediverse: replies to articles (held for moderation), likes and
+boosts (counted, not stored per person), and how an article page shows them.
+
+A reply is a ``Create`` of an object whose ``inReplyTo`` is an article (its object id or
+its page); its author's ``Update`` and ``Delete`` are followed. Its HTML is sanitised by
+the same allow-list as editors' Markdown (news.rendering), links marked nofollow."""
+
+import nh3
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.template.loader import render_to_string
+from django.urls import Resolver404, resolve
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.safestring import mark_safe
+
+from news import purge
+from news.models import Article, RetiredSlug
+from news.rendering import URL_SCHEMES
+from pagecache import purges
+from pagecache.dependencies import Dependency, depends_on
+from pagecache.remembered import remember
+
+from .actors import absolute
+from .models import ArticleState, Reply
+from .remote import domain_of, first, ident
+
+REPLIES = Dependency("replies", doc="A page shows this article's replies from the fediverse.")
+# What a reply may hold: paragraphs, links and emphasis (Mastodon's own HTML), no images.
+REPLY_TAGS = {"a", "br", "p", "span", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li"}
+MAX_CONTENT = 20_000
+
+
+def sanitise(html):
+    return nh3.clean(
+        html[:MAX_CONTENT],
+        tags=REPLY_TAGS,
+        attributes={"a": {"href", "title"}},
+        url_schemes=URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow ugc",
+        strip_comments=True,
+    )
+
+
+def article_at(uri):
+    """The pk of the article whose object id or page is ``uri``, or None."""
+    if not isinstance(uri, str) or not uri.startswith(absolute("/")):
+        return None
+    try:
+        match = resolve(uri[len(absolute("")) :].split("?")[0].split("#")[0])
+    except Resolver404:
+        return None
+    if match.view_name == "fediverse:article":
+        return match.kwargs["pk"]
+    if match.view_name == "news:article":
+        slug = match.kwargs["slug"]
+        pk = Article.objects.filter(slug=slug).values_list("pk", flat=True).first()
+        if pk is None:
+            pk = RetiredSlug.objects.filter(slug=slug).values_list("article_id", flat=True).first()
+        return pk
+    return None
+
+
+def when(value):
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None or timezone.is_naive(parsed):
+        return timezone.now()
+    return parsed
+
+
+def purge_replies(article_id):
+    purge.on_commit(lambda: purges.purge({REPLIES(article_id)}))
+
+
+def note_fields(note):
+    url = ident(note.get("url"))
+    content = note.get("content") if isinstance(note.get("content"), str) else ""
+    return {
+        "content": sanitise(content),
+        "url": url if isinstance(url, str) and url.startswith(("https://", "http://")) else "",
+    }
+
+
+def received_create(note, remote):
+    """A reply, if ``note`` (a Create's object) answers a public article."""
+    if not isinstance(note, dict) or not isinstance(note.get("id"), str):
+        return "ignored"
+    if domain_of(note["id"]) != remote.domain or ident(note.get("attributedTo")) != remote.uri:
+        return "ignored"  # only an actor's own posts, from its own server
+    article_id = article_at(ident(note.get("inReplyTo")))
+    if article_id is None or not Article.objects.published().filter(pk=article_id).exists():
+        return "ignored"
+    _, created = Reply.objects.get_or_create(
+        uri=note["id"][:500],
+        defaults={
+            "article_id": article_id,
+            "remote": remote,
+            "published_at": when(note.get("published")),
+            **note_fields(note),
+        },
+    )
+    return "held for moderation" if created else "known"
+
+
+def received_update(note, remote):
+    if not isinstance(note, dict):
+        return "ignored"
+    reply = Reply.objects.filter(uri=note.get("id"), remote=remote).first()
+    if reply is None:
+        return "ignored"
+    for name, value in note_fields(note).items():
+        setattr(reply, name, value)
+    reply.updated_at = when(note.get("updated"))
+    reply.save()
+    if reply.state == Reply.State.APPROVED:
+        purge_replies(reply.article_id)
+    return "reply updated"
+
+
+def received_delete(uri, remote):
+    reply = Reply.objects.filter(uri=uri, remote=remote).first()
+    if reply is None:
+        return "ignored"
+    reply.delete()
+    if reply.state == Reply.State.APPROVED:
+        purge_replies(reply.article_id)
+    return "reply deleted"
+
+
+COUNTERS = {"Like": "likes", "Announce": "boosts"}
+
+
+def counted(kind, obj, change):
+    """A Like or Announce of an article (``change`` +1), or its Undo (-1)."""
+    article_id = article_at(ident(obj))
+    if article_id is None:
+        return "ignored"
+    field = COUNTERS[kind]
+    ArticleState.objects.get_or_create(article_id=article_id)
+    ArticleState.objects.filter(article_id=article_id).update(
+        **{field: Greatest(F(field) + change, 0)}
+    )
+    purge_replies(article_id)
+    return f"{field} counted"
+
+
+def received(activity, remote):
+    """What the inbox does with an activity about replies, likes and boosts."""
+    kind, obj = activity["type"], activity.get("object")
+    if kind == "Create":
+        return received_create(obj, remote)
+    if kind == "Update":
+        return received_update(obj, remote)
+    if kind == "Delete":
+        return received_delete(ident(obj), remote)
+    if kind in COUNTERS:
+        return counted(kind, obj, +1)
+    if kind == "Undo" and isinstance(obj, dict) and obj.get("type") in COUNTERS:
+        return counted(obj["type"], first(obj.get("object")), -1)
+    return "ignored"
+
+
+def shown(article_id):
+    """The approved replies and the counts, as the page shows them (HTML)."""
+    replies = list(
+        Reply.objects.filter(article_id=article_id, state=Reply.State.APPROVED).select_related(
+            "remote"
+        )
+    )
+    state = ArticleState.objects.filter(article_id=article_id).first()
+    likes, boosts = (state.likes, state.boosts) if state else (0, 0)
+    if not (replies or likes or boosts):
+        return ""
+    return render_to_string(
+        "fediverse/replies.html", {"replies": replies, "likes": likes, "boosts": boosts}
+    )
+
+
+def for_page(request, article_id):
+    """An article page's "Replies from the fediverse", kept until they change."""
+    depends_on(request, REPLIES(article_id))
+    html = remember(
+        f"fediverse:replies:{article_id}", [REPLIES(article_id)], lambda: shown(article_id)
+    )
+    return mark_safe(html)
+
+
+__all__ = ["for_page", "received", "sanitise"]

@@ -1,0 +1,149 @@
+"""Replies from the fediverse: held for moderation, shown after approval (sanitised, with
+the author's handle and a link to the original), followed when their author edits or
+deletes them; likes and boosts counted."""
+
+import pytest
+from django.test import Client
+
+from fediverse.models import ArticleState, BlockedDomain, Follower, RemoteActor, Reply
+from news.models import Article
+
+from ..factories import ArticleFactory, UserFactory
+from .test_following import SITE, post_activity
+
+pytestmark = pytest.mark.django_db
+
+
+def reply(server, name, article, text="<p>Great write-up!</p>", number=1, **extra):
+    actor = server.actor_id(name) if name in server.keys else server.add(name)
+    note = {
+        "id": f"{actor}/statuses/{number}",
+        "type": "Note",
+        "attributedTo": actor,
+        "inReplyTo": f"{SITE}/ap/articles/{article.pk}",
+        "content": text,
+        "url": f"{server.base}/@{name}/{number}",
+        "published": "2026-11-30T10:00:00Z",
+        **extra,
+    }
+    activity = {"id": f"{note['id']}/activity", "type": "Create", "actor": actor, "object": note}
+    return post_activity(Client(), server, name, "/ap/inbox", activity), note
+
+
+def page(client, article):
+    return client.get(article.get_absolute_url()).content.decode()
+
+
+def test_a_reply_is_held_until_approved_then_shown_sanitised(client, remote, admin_client):
+    article = ArticleFactory()
+    response, _ = reply(
+        remote, "alice", article,
+        '<p>Great write-up! <a href="https://example.org/x">notes</a>'
+        '<script>alert(1)</script><img src="https://tracker.example/p.gif"></p>',
+    )  # fmt: skip
+    assert response.status_code == 202
+    held = Reply.objects.get()
+    assert held.state == Reply.State.PENDING
+    assert "Replies from the fediverse" not in page(client, article)
+    changelist = admin_client.get("/admin/fediverse/reply/?state__exact=pending")
+    assert "Great write-up!" in changelist.content.decode()
+    admin_client.post(
+        "/admin/fediverse/reply/", {"action": "approve", "_selected_action": [held.pk]}
+    )
+    shown = page(client, article)
+    assert "Replies from the fediverse" in shown
+    assert "Great write-up!" in shown
+    assert "@alice@127.0.0.2" in shown
+    assert f'href="{remote.base}/@alice/1"' in shown
+    assert "<script" not in shown.split("Replies from the fediverse")[1]
+    assert "tracker.example" not in shown
+    assert 'rel="noopener noreferrer nofollow ugc"' in shown
+
+
+def test_an_editor_can_moderate_replies(client, remote):
+    from django.contrib.auth.models import Group
+
+    editor = UserFactory(username="grace")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
+    assert client.get("/admin/fediverse/reply/").status_code == 200
+
+
+def test_the_authors_update_and_delete_are_followed(client, remote):
+    article = ArticleFactory()
+    _, note = reply(remote, "alice", article)
+    Reply.objects.update(state=Reply.State.APPROVED)
+    actor = remote.actor_id("alice")
+    update = {"id": f"{actor}#u", "type": "Update", "actor": actor,
+              "object": {**note, "content": "<p>Great write-up, corrected.</p>"}}  # fmt: skip
+    post_activity(client, remote, "alice", "/ap/inbox", update)
+    assert "Great write-up, corrected." in page(client, article)
+    delete = {"id": f"{actor}#d", "type": "Delete", "actor": actor,
+              "object": {"id": note["id"], "type": "Tombstone"}}  # fmt: skip
+    post_activity(client, remote, "alice", "/ap/inbox", delete)
+    assert not Reply.objects.exists()
+    assert "Replies from the fediverse" not in page(client, article)
+
+
+def test_someone_else_cannot_edit_or_delete_a_reply(client, remote):
+    article = ArticleFactory()
+    _, note = reply(remote, "alice", article)
+    mallory = remote.add("mallory")
+    delete = {"id": f"{mallory}#d", "type": "Delete", "actor": mallory, "object": note["id"]}
+    post_activity(client, remote, "mallory", "/ap/inbox", delete)
+    assert Reply.objects.count() == 1
+
+
+def test_a_reply_to_a_draft_or_to_nothing_of_ours_is_not_kept(client, remote):
+    draft = ArticleFactory(draft=True)
+    reply(remote, "alice", draft)
+    reply(remote, "alice", ArticleFactory(), number=2, inReplyTo="https://elsewhere.example/1")
+    assert not Reply.objects.exists()
+
+
+def test_likes_and_boosts_are_counted_not_stored(client, remote):
+    article = ArticleFactory()
+    target = f"{SITE}{article.get_absolute_url()}"
+    for name in ("alice", "bob"):
+        actor = remote.add(name)
+        like = {"id": f"{actor}#like", "type": "Like", "actor": actor, "object": target}
+        assert post_activity(client, remote, name, "/ap/inbox", like).status_code == 202
+    actor = remote.actor_id("alice")
+    boost = {"id": f"{actor}#boost", "type": "Announce", "actor": actor,
+             "object": f"{SITE}/ap/articles/{article.pk}"}  # fmt: skip
+    post_activity(client, remote, "alice", "/ap/inbox", boost)
+    undo = {"id": f"{actor}#undo-like", "type": "Undo", "actor": actor,
+            "object": {"id": f"{actor}#like", "type": "Like", "object": target}}  # fmt: skip
+    post_activity(client, remote, "alice", "/ap/inbox", undo)
+    state = ArticleState.objects.get(article_id=article.pk)
+    assert (state.likes, state.boosts) == (1, 1)
+    assert "1 like · 1 boost on the fediverse" in page(client, article)
+
+
+def test_blocking_an_instance_from_a_reply_refuses_it_from_then_on(client, remote, admin_client):
+    article = ArticleFactory()
+    reply(remote, "alice", article)
+    held = Reply.objects.get()
+    admin_client.post(
+        "/admin/fediverse/reply/", {"action": "block_instance", "_selected_action": [held.pk]}
+    )
+    assert BlockedDomain.objects.filter(domain="127.0.0.2").exists()
+    assert Reply.objects.get().state == Reply.State.REJECTED
+    response, _ = reply(remote, "alice", article, number=2)
+    assert response.status_code == 403
+    assert Reply.objects.count() == 1
+
+
+def test_blocking_an_actor_drops_their_follows(client, remote, admin_client):
+    from .test_following import follow
+
+    follow(client, remote, "alice")
+    article = ArticleFactory()
+    reply(remote, "alice", article)
+    admin_client.post(
+        "/admin/fediverse/reply/",
+        {"action": "block_actor", "_selected_action": [Reply.objects.get().pk]},
+    )
+    assert RemoteActor.objects.get().blocked
+    assert not Follower.objects.exists()
+    assert Article.objects.count() == 1
