@@ -86,6 +86,18 @@ def topic_username(tag):
     return slug
 
 
+def handle_of(thing=None):
+    """The handle of the site (no argument), an Author or a Tag, without making its
+    actor (pages show handles; keys are made when a server first asks)."""
+    if thing is None:
+        name = settings.SKILLO_FEDIVERSE_SITE_NAME
+    elif isinstance(thing, Tag):
+        name = topic_username(thing)
+    else:  # an author, or an author as their page shows them (news.authors)
+        name = thing.slug
+    return f"@{name}@{host()}"
+
+
 def username(actor):
     if actor.kind == LocalActor.Kind.SITE:
         return settings.SKILLO_FEDIVERSE_SITE_NAME

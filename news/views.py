@@ -346,7 +346,9 @@ class FeedPageView(TemplateView):
             *ARTICLE.each(card.pk for card in shown),
             *AUTHOR.each(pk for card in shown for pk in card.authors),
         )
-        return super().get_context_data(followed=feed.followed(obj), articles=shown, **kwargs)
+        return super().get_context_data(
+            followed=feed.followed(obj), articles=shown, subject=obj, **kwargs
+        )
 
 
 # The latest articles, as the home page's list.

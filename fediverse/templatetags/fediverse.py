@@ -1,6 +1,7 @@
 from django import template
 
 from fediverse import replies
+from fediverse.actors import handle_of
 
 register = template.Library()
 
@@ -11,3 +12,9 @@ def fediverse_replies(context, article):
     if not article.is_published():
         return ""
     return replies.for_page(context["request"], article.pk)
+
+
+@register.simple_tag
+def fediverse_handle(thing=None):
+    """The fediverse handle of the site, an author or a topic (``@name@host``)."""
+    return handle_of(thing)

@@ -201,3 +201,15 @@ def test_mastodon_link_cards_credit_the_authors_with_a_fediverse_address(client)
     assert '<meta name="fediverse:creator" content="@grace@social.example">' in page
     author_page = client.get("/authors/ada/").content.decode()
     assert 'href="https://Hachyderm.io/@ada" rel="me' in author_page
+
+
+def test_the_follow_pages_give_the_handles_to_search_for(client):
+    ada = AuthorFactory(name="Ada Lovelace", slug="ada")
+    ArticleFactory(tags=["rust"], authors=[ada])
+    assert f'data-copy="@news@{HOST}"' in client.get("/follow/").content.decode()
+    assert f"@ada@{HOST}" in client.get("/authors/ada/feed/about/").content.decode()
+    assert f"@rust@{HOST}" in client.get("/tags/rust/feed/about/").content.decode()
+    assert f"@news@{HOST}" in client.get("/feed/about/").content.decode()
+    # What the handles name, WebFinger finds.
+    for name in ("news", "ada", "rust"):
+        assert finger(client, f"acct:{name}@{HOST}").status_code == 200
