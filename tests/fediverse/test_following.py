@@ -124,6 +124,7 @@ def test_a_correction_sends_an_update_with_the_note_at_the_top(client, remote):
     CorrectionFactory(article=article, note="The release date was 3 May, not 4 May.")
     run_queued()
     (update,) = remote.activities("Update")
+    assert verify_cavage(remote.received[-1], skillo_key(client, update["actor"]))
     content = update["object"]["content"]
     assert content.startswith("<p><strong>Correction")
     assert "The release date was 3 May, not 4 May." in content.split("It shipped.")[0]
@@ -138,6 +139,7 @@ def test_an_unpublished_article_is_deleted_and_its_object_is_gone(client, remote
     run_queued()
     (delete,) = remote.activities("Delete")
     assert delete["object"]["type"] == "Tombstone"
+    assert verify_cavage(remote.received[-1], skillo_key(client, delete["actor"]))
     assert delete["object"]["id"] == f"{SITE}/ap/articles/{article.pk}"
     response = client.get(f"/ap/articles/{article.pk}")
     assert response.status_code == 410
