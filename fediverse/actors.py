@@ -14,6 +14,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 
 from images.renditions import page_renditions
+from news.authors import author_pk
 from news.models import Tag
 from news.paths import author_path, tag_path
 from people.models import Author
@@ -81,7 +82,7 @@ def topic_actor(tag):
 
 def topic_username(tag):
     slug = tag.slug
-    if slug == settings.SKILLO_FEDIVERSE_SITE_NAME or Author.objects.filter(slug=slug).exists():
+    if slug == settings.SKILLO_FEDIVERSE_SITE_NAME or author_pk(slug) is not None:
         return slug + TOPIC_SUFFIX
     return slug
 

@@ -30,15 +30,20 @@ class AuthorPage:
     person: dict  # schema.org, with paths (news.templatetags.news.person_paths)
 
 
-def get_author_or_404(slug):
-    """(the author at ``slug`` as their page shows them, their count of bylines).
-
-    The count decides how their articles are read (news.models.written_by)."""
-    pk = remember(
+def author_pk(slug):
+    """The id of the author at ``slug``, or None; kept until an author changes."""
+    return remember(
         f"authors:slug:{slug}",
         [AUTHORS()],
         lambda: Author.objects.filter(slug=slug).values_list("pk", flat=True).first(),
     )
+
+
+def get_author_or_404(slug):
+    """(the author at ``slug`` as their page shows them, their count of bylines).
+
+    The count decides how their articles are read (news.models.written_by)."""
+    pk = author_pk(slug)
     if pk is None:
         raise Http404("No such author.")
     name = f"author:{pk}"

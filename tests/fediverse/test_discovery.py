@@ -213,3 +213,26 @@ def test_the_follow_pages_give_the_handles_to_search_for(client):
     # What the handles name, WebFinger finds.
     for name in ("news", "ada", "rust"):
         assert finger(client, f"acct:{name}@{HOST}").status_code == 200
+
+
+def test_the_private_keys_are_in_no_export(client, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from fediverse.models import LocalActor
+
+    ada = AuthorFactory(slug="ada")
+    ArticleFactory(authors=[ada], tags=["rust"])
+    for name in ("news", "ada", "rust"):
+        finger(client, f"acct:{name}@{HOST}")
+    keys = [actor.private_key_pem for actor in LocalActor.objects.all()]
+    assert len(keys) == 3
+    call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
+    exported = b"".join(
+        path.read_bytes() for path in (tmp_path / "backup").rglob("*") if path.is_file()
+    )
+    assert b"PRIVATE KEY" not in exported
+    for key in keys:
+        middle = key.splitlines()[5].encode()
+        assert middle not in exported
