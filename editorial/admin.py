@@ -139,6 +139,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             "editorial/slug-fill.js",
             "editorial/autosave.js",
             "editorial/inline-order.js",
+            "editorial/error-summary.js",
         ]
         # The Readers panel (readership's, in the change form's template).
         css = {"all": ["editorial/admin-preview.css", "readership/admin.css"]}
@@ -222,6 +223,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             # put an old number on the instance.)
             obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
+        request.skillo_saved = obj
         keeping.forget_autosave(request.user, obj, added=not change)
         workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
         if change and form.cleaned_data.get("change_kind"):
@@ -232,6 +234,31 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 kind=form.cleaned_data["change_kind"],
                 note=form.cleaned_data["change_note"],
             )
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        # A workflow step says what happened and where, instead of Django's "was changed
+        # successfully" (editorial.workflow.outcome).
+        article = getattr(request, "skillo_saved", None)
+        if level == messages.SUCCESS and article is not None:
+            said = workflow.outcome(request, article, getattr(request, "skillo_step", None))
+            if said:
+                message = said
+        return super().message_user(request, message, level, *args, **kwargs)
+
+    @staticmethod
+    def _stay_after_workflow(request):
+        if "_workflow" in request.POST and "_continue" not in request.POST:
+            # The bar's buttons keep the editor on the article, with its new state.
+            request.POST = request.POST.copy()
+            request.POST["_continue"] = "1"
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self._stay_after_workflow(request)
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        self._stay_after_workflow(request)
+        return super().response_change(request, obj)
 
     def construct_change_message(self, request, form, formsets, add=False):
         """The history's words: the workflow step with its note, or what was changed,

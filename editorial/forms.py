@@ -106,6 +106,7 @@ class ArticleForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self._apply_action(cleaned)
         # The article's own fields are checked by the model (full_clean(), after this);
         # its tags are not a column of its row, so the model checks them here.
         if "tags" in cleaned:
@@ -142,6 +143,35 @@ class ArticleForm(forms.ModelForm):
                 "workflow_note", "Say what to change: the writer gets this note by e-mail."
             )
         return cleaned
+
+    def _apply_action(self, cleaned):
+        """The workflow bar's button (``_workflow``, editorial.workflow.ACTIONS): the
+        status, time and note it stands for, over what the Status field says."""
+        action = self.data.get("_workflow", "")
+        if action == "submit":
+            cleaned["status"] = Article.Status.REVIEW
+        elif action == "publish":
+            cleaned["status"] = Article.Status.PUBLISHED
+            when = cleaned.get("published_at")
+            if when is not None and when > timezone.now():
+                # A scheduled article published now.
+                cleaned["published_at"] = timezone.now().replace(microsecond=0)
+        elif action == "schedule":
+            schedule = ScheduleForm({"publish_at": self.data.get("_schedule_at", "")})
+            if not schedule.is_valid():
+                words = " ".join(schedule.errors["publish_at"])
+                self.add_error("published_at", f"To schedule it, choose when: {words}")
+                return
+            cleaned["status"] = Article.Status.PUBLISHED
+            cleaned["published_at"] = schedule.cleaned_data["publish_at"]
+            # A time chosen on purpose: not replaced by now (_publish_now_unless_timed).
+            self.changed_data.append("published_at")
+        elif action == "send_back":
+            cleaned["status"] = Article.Status.DRAFT
+            note = self.data.get("_send_back_note", "").strip()[:2000]
+            cleaned["workflow_note"] = note or cleaned.get("workflow_note", "")
+        elif action == "unpublish":
+            cleaned["status"] = Article.Status.DRAFT
 
     def _publish_now_unless_timed(self, cleaned):
         """A first publication is now, unless the editor set the time on purpose.

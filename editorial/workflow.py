@@ -101,3 +101,87 @@ def tell(request, article, step_, note):
     # Queued with the save: sent by a background worker once it commits, nothing if it
     # rolls back, and tried again while the mail server is down.
     send_workflow_mail.enqueue(subject, body, addresses)
+
+
+# The workflow bar at the top of the article form: the article's state and the actions
+# the user's role allows, each a submit button named _workflow (editorial.forms applies
+# it). Those that need a word more (a time, a note, a confirmation) open below their
+# button first.
+ACTIONS = {
+    "save": "Save draft",
+    "submit": "Submit for review",
+    "publish": "Publish now",
+    "schedule": "Schedule…",
+    "send_back": "Send back with a note…",
+    "unpublish": "Unpublish…",
+}
+
+
+@dataclass(frozen=True)
+class BarState:
+    label: str  # "Draft", "Ready for review", "Scheduled for ...", "Published"
+    when: object = None  # the publication time, for "Published 2 hours ago"
+    live_url: str = ""
+
+
+def state_of(article):
+    if article is None or article.pk is None:
+        return BarState("New draft")
+    if article.status == Article.Status.REVIEW:
+        return BarState("Ready for review")
+    if article.status == Article.Status.DRAFT:
+        return BarState("Draft")
+    if article.is_scheduled:
+        when = timezone.localtime(article.published_at)
+        return BarState(f"Scheduled for {when:%-d %b %Y, %H:%M %Z}", when)
+    return BarState("Published", article.published_at, article.get_absolute_url())
+
+
+def actions_for(user, article):
+    """The names of the actions ``user`` may take on ``article`` (None: a new one)."""
+    status = None if article is None or article.pk is None else article.status
+    publisher = user.has_perm(PUBLISH_PERMISSION)
+    if status == Article.Status.PUBLISHED:
+        if not publisher:
+            return []
+        scheduled = article.is_scheduled
+        return ["save", "publish", "schedule", "unpublish"] if scheduled else ["save", "unpublish"]
+    actions = ["save"]
+    if not publisher:
+        return [*actions, "submit"] if status != Article.Status.REVIEW else actions
+    actions += ["publish", "schedule"]
+    if status == Article.Status.REVIEW:
+        actions.append("send_back")
+    return actions
+
+
+def save_label(article):
+    if article is None or article.pk is None or article.status == Article.Status.DRAFT:
+        return "Save draft"
+    return "Save changes"
+
+
+def names(users):
+    return ", ".join(sorted(user.get_full_name() or user.get_username() for user in users))
+
+
+def outcome(request, article, step_):
+    """What the editor is told once the save is done: the step and where it went."""
+    url = request.build_absolute_uri(article.get_absolute_url())
+    if step_ is None:
+        return None
+    if step_.name == "Published":
+        return f"Published: {url}"
+    if step_.name.startswith("Scheduled for"):
+        return f"{step_.name}. It will be at {url}"
+    if step_.name == SUBMITTED:
+        return "Submitted for review: the editors see it first in their queue on the dashboard."
+    if step_.name == SENT_BACK:
+        who = names(writers(article, request.user)) or "the writer"
+        return f"Sent back to {who} with your note."
+    if step_.name == "Unpublished":
+        return (
+            f"Unpublished: {url} no longer answers (readers get “not found”), feeds and "
+            "the sitemap drop it, and the fediverse is told to delete it. It is a draft again."
+        )
+    return None

@@ -1,0 +1,61 @@
+from django import template
+from django.utils import timezone
+
+from editorial import workflow
+
+register = template.Library()
+
+
+@register.inclusion_tag("admin/news/article/workflow_bar.html", takes_context=True)
+def workflow_bar(context, article):
+    """The article form's bar: its state, and the actions the user may take (none on a
+    form they may only read)."""
+    request = context["request"]
+    can_change = context.get("add") or context.get("has_change_permission")
+    actions = workflow.actions_for(request.user, article) if can_change else []
+    soon = timezone.localtime() + timezone.timedelta(hours=1)
+    return {
+        "state": workflow.state_of(article),
+        "actions": actions,
+        "labels": workflow.ACTIONS,
+        "save_label": workflow.save_label(article),
+        "schedule_default": soon.replace(minute=0).strftime("%Y-%m-%dT%H:%M"),
+        "zone": timezone.get_current_timezone_name(),
+    }
+
+
+def field_id(bound):
+    """The id of the element that takes the cursor: a date and time's first box."""
+    if hasattr(bound.field.widget, "widgets"):
+        return f"{bound.auto_id}_0"
+    return bound.id_for_label
+
+
+@register.inclusion_tag("admin/news/article/error_summary.html")
+def error_summary(adminform, inline_admin_formsets):
+    """Every error of the form and its inlines, each linking to its field."""
+    form = adminform.form
+    rows = []
+    for name, errors in form.errors.items():
+        if name == "__all__":
+            rows += [("", "", error) for error in errors]
+            continue
+        field = form[name] if name in form.fields else None
+        label = field.label if field is not None else name
+        href = f"#{field_id(field)}" if field is not None else ""
+        rows += [(href, label, error) for error in errors]
+    for inline in inline_admin_formsets:
+        formset = inline.formset
+        title = formset.model._meta.verbose_name_plural.capitalize()
+        rows += [(f"#{formset.prefix}-group", title, error) for error in formset.non_form_errors()]
+        for index, errors in enumerate(formset.errors):
+            row = formset.forms[index]
+            for name, messages in errors.items():
+                href = (
+                    f"#{field_id(row[name])}" if name in row.fields else f"#{formset.prefix}-group"
+                )
+                label = f"{title}, row {index + 1}" + (
+                    f", {row.fields[name].label}" if name in row.fields else ""
+                )
+                rows += [(href, label, message) for message in messages]
+    return {"rows": rows}

@@ -1,0 +1,205 @@
+"""The workflow bar at the top of the article form: the article's state, the actions the
+user's role allows, and messages that say what happened and where; the error summary
+that links each problem to its field."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from news.models import Article, ArticleAuthor
+from people.models import Author
+
+from .factories import ArticleFactory
+from .test_workflow import ADD, change_url, edit_data, form_data
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people(django_user_model):
+    from django.test import Client
+
+    def make(role, name):
+        user = django_user_model.objects.create_user(
+            name.lower(), password="pw", is_staff=True, email=f"{name.lower()}@example.org",
+            first_name=name,
+        )  # fmt: skip
+        user.groups.add(Group.objects.get(name=role))
+        client = Client()
+        client.force_login(user)
+        return user, client
+
+    return make
+
+
+def bar(response):
+    html = response.content.decode()
+    match = re.search(
+        r'<div class="workflow-bar".*?</div>\s*</div>|<div class="workflow-bar".*?</p>\s*</div>',
+        html,
+        re.S,
+    )
+    assert match, "no workflow bar"
+    return match.group(0)
+
+
+def buttons(response):
+    return re.findall(r'name="_workflow" value="([a-z_]+)"', bar(response))
+
+
+def message(response):
+    return " ".join(str(m) for m in response.context["messages"])
+
+
+def test_a_writer_can_save_a_draft_and_submit_it_nothing_more(people):
+    _, writer = people("Writers", "Ada")
+    response = writer.get(ADD)
+    assert "New draft" in bar(response)
+    assert buttons(response) == ["save", "submit"]
+    draft = ArticleFactory(draft=True)
+    assert buttons(writer.get(change_url(draft))) == ["save", "submit"]
+
+
+def test_an_editor_sees_publish_schedule_and_send_back_on_an_article_in_review(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    response = editor.get(change_url(article))
+    assert "Ready for review" in bar(response)
+    assert buttons(response) == ["save", "publish", "schedule", "send_back"]
+
+
+def test_a_published_article_says_since_when_and_links_to_its_page(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(published_at=timezone.now() - timedelta(hours=2))
+    shown = bar(editor.get(change_url(article)))
+    assert "Published</strong> 2\xa0hours ago" in shown
+    assert f'href="{article.get_absolute_url()}"' in shown
+    assert buttons(editor.get(change_url(article))) == ["save", "unpublish"]
+
+
+def test_submitting_from_the_bar_says_so_and_stays_on_the_form(people):
+    _, writer = people("Writers", "Ada")
+    article = ArticleFactory(draft=True)
+    response = writer.post(change_url(article), edit_data(article, _workflow="submit"), follow=True)
+    article.refresh_from_db()
+    assert article.status == Article.Status.REVIEW
+    assert response.redirect_chain[-1][0] == change_url(article)
+    assert "Submitted for review" in message(response)
+
+
+def test_publishing_from_the_bar_gives_the_live_address(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    response = editor.post(
+        change_url(article), edit_data(article, _workflow="publish"), follow=True
+    )
+    article.refresh_from_db()
+    assert article.is_published()
+    assert f"Published: http://testserver{article.get_absolute_url()}" in message(response)
+
+
+def test_publish_now_on_a_scheduled_article_publishes_it_now(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(scheduled=True)
+    editor.post(change_url(article), edit_data(article, _workflow="publish"))
+    article.refresh_from_db()
+    assert article.is_published()
+    assert abs(article.published_at - timezone.now()) < timedelta(minutes=1)
+
+
+def test_scheduling_from_the_bar_takes_its_time(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    when = (timezone.localtime() + timedelta(days=1)).replace(second=0, microsecond=0)
+    response = editor.post(
+        change_url(article),
+        edit_data(article, _workflow="schedule", _schedule_at=when.strftime("%Y-%m-%dT%H:%M")),
+        follow=True,
+    )
+    article.refresh_from_db()
+    assert article.is_scheduled and article.published_at == when
+    assert message(response).startswith(f"Scheduled for {when:%-d %B %Y, %H:%M}")
+
+
+def test_scheduling_in_the_past_is_an_error_linked_to_its_field(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    past = (timezone.localtime() - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    response = editor.post(
+        change_url(article), edit_data(article, _workflow="schedule", _schedule_at=past)
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<div class="error-summary"' in html
+    assert re.search(r'<a href="#id_published_at_0">[^<]*To schedule it, choose when', html)
+    article.refresh_from_db()
+    assert article.status == Article.Status.REVIEW
+
+
+def test_sending_back_names_the_writer_and_keeps_the_note(people):
+    ada, writer = people("Writers", "Ada")
+    _, editor = people("Editors", "Grace")
+    author = Author.objects.create(name="Ada Lovelace", slug="ada", user=ada)
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    ArticleAuthor.objects.create(article=article, author=author)
+    response = editor.post(
+        change_url(article),
+        edit_data(article, _workflow="send_back", _send_back_note="Say which platforms."),
+        follow=True,
+    )
+    article.refresh_from_db()
+    assert article.status == Article.Status.DRAFT
+    assert "Sent back to Ada with your note." in message(response)
+    history = editor.get(change_url(article).replace("change/", "history/")).content.decode()
+    assert "Say which platforms." in history
+
+
+def test_sending_back_without_a_note_is_refused(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    response = editor.post(change_url(article), edit_data(article, _workflow="send_back"))
+    assert response.status_code == 200
+    assert 'href="#id_workflow_note"' in response.content.decode()
+    article.refresh_from_db()
+    assert article.status == Article.Status.REVIEW
+
+
+def test_unpublishing_asks_first_and_then_says_what_followed(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory()
+    shown = bar(editor.get(change_url(article)))
+    assert "<summary" in shown.split('value="unpublish"')[0].rsplit("<details", 1)[1]
+    assert "stops answering" in shown
+    response = editor.post(
+        change_url(article), edit_data(article, _workflow="unpublish"), follow=True
+    )
+    article.refresh_from_db()
+    assert article.status == Article.Status.DRAFT
+    assert "Unpublished: http://testserver" in message(response)
+
+
+def test_a_writer_forging_publish_from_the_bar_is_refused(people):
+    _, writer = people("Writers", "Ada")
+    article = ArticleFactory(draft=True)
+    response = writer.post(change_url(article), edit_data(article, _workflow="publish"))
+    assert response.status_code == 200
+    article.refresh_from_db()
+    assert article.status == Article.Status.DRAFT
+    assert "You cannot publish" in response.content.decode()
+
+
+def test_the_error_summary_links_each_problem_to_its_field(people):
+    _, editor = people("Editors", "Grace")
+    data = form_data(
+        title="", event_date="not a date",
+        sources=[{"title": "Notes", "publisher": "", "url": "ftp://x"}],
+    )  # fmt: skip
+    html = editor.post(ADD, data).content.decode()
+    summary = html.split('<div class="error-summary"', 1)[1].split("</div>", 1)[0]
+    assert '<a href="#id_title">Title: This field is required.</a>' in summary
+    assert 'href="#id_event_date"' in summary
+    assert 'href="#id_sources-0-publisher"' in summary
+    assert "problems to fix before it is saved" in summary
