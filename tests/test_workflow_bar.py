@@ -140,7 +140,7 @@ def test_scheduling_in_the_past_is_an_error_linked_to_its_field(people):
 
 
 def test_sending_back_names_the_writer_and_keeps_the_note(people):
-    ada, writer = people("Writers", "Ada")
+    ada, _ = people("Writers", "Ada")
     _, editor = people("Editors", "Grace")
     author = Author.objects.create(name="Ada Lovelace", slug="ada", user=ada)
     article = ArticleFactory(status=Article.Status.REVIEW)
