@@ -523,6 +523,10 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         if request.method != "POST":
             return HttpResponse(status=405)
         article = self._article_for(request, object_id)
+        if request.POST.get("leave"):
+            # The page is closing (sent as a beacon on pagehide): nobody waits for this.
+            keeping.leave(request.user, article)
+            return HttpResponse(status=204)
         return JsonResponse({"others": keeping.describe(keeping.here(request.user, article))})
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):

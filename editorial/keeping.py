@@ -7,8 +7,10 @@ from django.utils import timezone
 
 from .models import AutoSave, Presence
 
-# Someone whose page has not said so for this long has left it.
-PRESENT_FOR = timedelta(seconds=60)
+# Someone whose page has not said so for this long has left it. Pages say so every
+# 10 s (static/editorial/autosave.js) and when they close (leave()): a tab closed without
+# a word (a crash, a lost connection) drops out within this time.
+PRESENT_FOR = timedelta(seconds=25)
 KEPT_FIELDS = ("title", "summary", "body")
 
 
@@ -52,6 +54,11 @@ def here(user, article):
     else:
         Presence.objects.filter(pk=mine.pk).update(seen_at=now)
     return others_here(user, article)
+
+
+def leave(user, article):
+    """``user`` closed the article's page."""
+    Presence.objects.filter(user=user, article=article).delete()
 
 
 def others_here(user, article):

@@ -97,3 +97,20 @@ def test_someone_who_left_is_no_longer_shown(eddie, django_user_model):
     eddie.post(reverse("admin:news_article_presence", args=[article.pk]))
     Presence.objects.update(seen_at=timezone.now() - timedelta(minutes=5))
     assert "has had this article open" not in edna.get(change_url(article)).content.decode()
+
+
+def test_a_closed_page_leaves_at_once_and_a_silent_one_within_25_seconds(
+    eddie, django_user_model
+):
+    edna = login(django_user_model, "edna")
+    article = ArticleFactory(title="Story", draft=True)
+    presence = reverse("admin:news_article_presence", args=[article.pk])
+    eddie.post(presence)
+    assert edna.post(presence).json()["others"][0]["name"] == "eddie"
+    assert eddie.post(presence, {"leave": "1"}).status_code == 204
+    assert edna.post(presence).json()["others"] == []
+    eddie.post(presence)
+    Presence.objects.filter(user__username="eddie").update(
+        seen_at=timezone.now() - timedelta(seconds=26)
+    )
+    assert edna.post(presence).json()["others"] == []

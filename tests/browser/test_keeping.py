@@ -51,3 +51,8 @@ def test_two_editors_see_each_other(new_page, site, artifacts):
         expect(editor.locator(".keeping__others")).to_contain_text(
             "admin has had this article open since", timeout=25000
         )
+        # The second closes their tab: it says so as it closes, and the first's banner
+        # goes at its next heartbeat (10 s); a tab that could not say so is forgotten
+        # after 25 s (tests/test_keeping.py), so within 30 s whatever happens.
+        admin.close(run_before_unload=True)
+        expect(editor.locator(".keeping__others")).to_be_hidden(timeout=15000)
