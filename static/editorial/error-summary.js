@@ -5,6 +5,11 @@
   document.addEventListener("DOMContentLoaded", function () {
     var summary = document.querySelector(".error-summary");
     if (!summary) {
+      var first = document.querySelector("[data-focus-on-load]");
+      var field = first && document.getElementById(first.dataset.focusOnLoad);
+      if (field) {
+        field.focus();
+      }
       return;
     }
     summary.focus();

@@ -9,10 +9,14 @@ def overflow(page):
     )
 
 
-def axe_violations(page, axe_source):
-    """axe-core's violations on the page, each as its rule, impact and first targets."""
+def axe_violations(page, axe_source, within=None):
+    """axe-core's violations on the page (or in the elements ``within`` selects), each
+    as its rule, impact and first targets."""
     page.evaluate(axe_source)
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    result = page.evaluate(
+        "async (within) => await axe.run(within || document, {resultTypes: ['violations']})",
+        within,
+    )
     return [
         f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
         for v in result["violations"]

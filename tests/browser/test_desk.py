@@ -1,0 +1,98 @@
+"""The writing desk in a real browser: the workflow bar at the top of the article form,
+per role, with messages that say what happened and where, unpublishing that asks first,
+and an error summary that takes the reader to each problem. A screenshot of the desk at
+1280 px goes to docs/."""
+
+import pytest
+from playwright.sync_api import expect
+
+from news.models import Article
+
+from .checks import axe_violations
+from .test_editing import log_in, screenshots_on_failure
+
+pytestmark = pytest.mark.django_db(transaction=True)
+TITLE = "Zig 0.15 Ships a New Build Cache"
+
+
+def bar(page):
+    return page.locator(".workflow-bar")
+
+
+def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
+    new_page, site, artifacts, axe_source, docs_screenshots
+):
+    writer = log_in(new_page, site, "writer")
+    with screenshots_on_failure(artifacts, "desk-writer", writer):
+        writer.goto(f"{site}/admin/news/article/add/")
+        expect(bar(writer)).to_contain_text("New draft")
+        expect(writer.locator("#id_title")).to_be_focused()
+        expect(bar(writer).locator("button")).to_have_text(["Save draft", "Submit for review"])
+        writer.fill("#id_title", TITLE)
+        writer.fill("#id_body", "## What happened\n\nZig 0.15 shipped.")
+        writer.fill("#id_tags", "zig, release")
+        writer.fill("#id_event_date", "2026-11-20")
+        writer.fill("#id_sources-0-title", "Release notes")
+        writer.fill("#id_sources-0-publisher", "Zig")
+        bar(writer).get_by_role("button", name="Submit for review").click()
+        expect(writer.locator(".messagelist")).to_contain_text("Submitted for review")
+        expect(bar(writer)).to_contain_text("Ready for review")
+    article = Article.objects.get(title=TITLE)
+
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "desk-editor", editor):
+        editor.set_viewport_size({"width": 1280, "height": 900})
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        actions = ".workflow-bar__actions > button, .workflow-bar__actions > details > summary"
+        expect(editor.locator(actions)).to_have_text(
+            ["Save changes", "Publish now", "Schedule…", "Send back with a note…"]
+        )
+        # The bar stays in view down the long form.
+        editor.locator("#id_facts_verified").scroll_into_view_if_needed()
+        assert editor.evaluate("window.scrollY") > 500
+        box = bar(editor).bounding_box()
+        assert 0 <= box["y"] <= 5
+        # The bar (Django's own widgets below have axe findings of their own).
+        assert axe_violations(editor, axe_source, within=".workflow-bar") == []
+        editor.screenshot(path=docs_screenshots / "desk-1280.png")
+
+        bar(editor).get_by_text("Send back with a note…").click()
+        editor.fill("#workflow-send-back-note", "Say which platforms got the cache.")
+        bar(editor).get_by_role("button", name="Send back", exact=True).click()
+        expect(editor.locator(".messagelist")).to_contain_text("Sent back to writer with your note.")
+        expect(bar(editor)).to_contain_text("Draft")
+
+        bar(editor).get_by_role("button", name="Publish now").click()
+        expect(editor.locator(".messagelist")).to_contain_text(
+            f"Published: {site}{article.get_absolute_url()}"
+        )
+        expect(bar(editor)).to_contain_text("Published")
+        expect(bar(editor).get_by_role("link", name="View on the site")).to_have_attribute(
+            "href", article.get_absolute_url()
+        )
+
+        # Unpublishing asks first, saying what follows.
+        confirm = bar(editor).get_by_role("button", name="Unpublish it")
+        expect(confirm).to_be_hidden()
+        bar(editor).get_by_text("Unpublish…").click()
+        expect(bar(editor).locator(".workflow-bar__panel")).to_contain_text("stops answering")
+        confirm.click()
+        expect(editor.locator(".messagelist")).to_contain_text("Unpublished:")
+    article.refresh_from_db()
+    assert article.status == Article.Status.DRAFT
+
+
+def test_the_error_summary_takes_the_editor_to_each_problem(new_page, site, artifacts):
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "desk-errors", editor):
+        editor.set_viewport_size({"width": 1280, "height": 900})
+        editor.goto(f"{site}/admin/news/article/add/")
+        editor.fill("#id_body", "## What happened\n\nSomething.")
+        bar(editor).get_by_role("button", name="Save draft").click()
+        summary = editor.locator(".error-summary")
+        expect(summary).to_be_focused()
+        expect(summary).to_contain_text("Title: This field is required.")
+        summary.get_by_role("link", name="Title: This field is required.").click()
+        expect(editor.locator("#id_title")).to_be_focused()
+        box = editor.locator("#id_title").bounding_box()
+        assert 0 < box["y"] < 900
