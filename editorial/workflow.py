@@ -168,20 +168,26 @@ def names(users):
 def outcome(request, article, step_):
     """What the editor is told once the save is done: the step and where it went."""
     url = request.build_absolute_uri(article.get_absolute_url())
+    title = f"“{article.title}”"
     if step_ is None:
         return None
     if step_.name == "Published":
-        return f"Published: {url}"
+        return f"Published {title}: {url}"
     if step_.name.startswith("Scheduled for"):
-        return f"{step_.name}. It will be at {url}"
+        when = step_.name.removeprefix("Scheduled for ")
+        return f"{title} is scheduled for {when}. It will be at {url}"
     if step_.name == SUBMITTED:
-        return "Submitted for review: the editors see it first in their queue on the dashboard."
+        return (
+            f"Submitted {title} for review: the editors see it first in their queue on the "
+            "dashboard."
+        )
     if step_.name == SENT_BACK:
         who = names(writers(article, request.user)) or "the writer"
-        return f"Sent back to {who} with your note."
+        return f"Sent {title} back to {who} with your note."
     if step_.name == "Unpublished":
         return (
-            f"Unpublished: {url} no longer answers (readers get “not found”), feeds and "
-            "the sitemap drop it, and the fediverse is told to delete it. It is a draft again."
+            f"Unpublished {title}: {url} no longer answers (readers get “not found”), feeds "
+            "and the sitemap drop it, and the fediverse is told to delete it. It is a draft "
+            "again."
         )
     return None

@@ -703,7 +703,8 @@ def test_admin_save_message_shows_the_title_as_typed(site, payload):
         pytest.skip("the admin refuses this title, so there is no save message")
     article = site.article(payload)
     scan = site.scan(admin_history(site, payload)[0], admin=True)
-    assert f"The article “{article.title}” was added successfully." in scan.visible
+    # Added as published: the message says so, with the title and its address.
+    assert f"Published “{article.title}”: http://testserver/articles/" in scan.visible
 
 
 # The article page's head: <title>, meta tags and JSON-LD.

@@ -99,9 +99,7 @@ def test_someone_who_left_is_no_longer_shown(eddie, django_user_model):
     assert "has had this article open" not in edna.get(change_url(article)).content.decode()
 
 
-def test_a_closed_page_leaves_at_once_and_a_silent_one_within_25_seconds(
-    eddie, django_user_model
-):
+def test_a_closed_page_leaves_at_once_and_a_silent_one_within_25_seconds(eddie, django_user_model):
     edna = login(django_user_model, "edna")
     article = ArticleFactory(title="Story", draft=True)
     presence = reverse("admin:news_article_presence", args=[article.pk])

@@ -87,7 +87,7 @@ def test_submitting_from_the_bar_says_so_and_stays_on_the_form(people):
     article.refresh_from_db()
     assert article.status == Article.Status.REVIEW
     assert response.redirect_chain[-1][0] == change_url(article)
-    assert "Submitted for review" in message(response)
+    assert f"Submitted “{article.title}” for review" in message(response)
 
 
 def test_publishing_from_the_bar_gives_the_live_address(people):
@@ -98,7 +98,8 @@ def test_publishing_from_the_bar_gives_the_live_address(people):
     )
     article.refresh_from_db()
     assert article.is_published()
-    assert f"Published: http://testserver{article.get_absolute_url()}" in message(response)
+    said = f"Published “{article.title}”: http://testserver{article.get_absolute_url()}"
+    assert said in message(response)
 
 
 def test_publish_now_on_a_scheduled_article_publishes_it_now(people):
@@ -121,7 +122,8 @@ def test_scheduling_from_the_bar_takes_its_time(people):
     )
     article.refresh_from_db()
     assert article.is_scheduled and article.published_at == when
-    assert message(response).startswith(f"Scheduled for {when:%-d %B %Y, %H:%M}")
+    said = f"“{article.title}” is scheduled for {when:%-d %B %Y, %H:%M}"
+    assert message(response).startswith(said)
 
 
 def test_scheduling_in_the_past_is_an_error_linked_to_its_field(people):
@@ -152,7 +154,7 @@ def test_sending_back_names_the_writer_and_keeps_the_note(people):
     )
     article.refresh_from_db()
     assert article.status == Article.Status.DRAFT
-    assert "Sent back to Ada with your note." in message(response)
+    assert f"Sent “{article.title}” back to Ada with your note." in message(response)
     history = editor.get(change_url(article).replace("change/", "history/")).content.decode()
     assert "Say which platforms." in history
 
@@ -178,7 +180,7 @@ def test_unpublishing_asks_first_and_then_says_what_followed(people):
     )
     article.refresh_from_db()
     assert article.status == Article.Status.DRAFT
-    assert "Unpublished: http://testserver" in message(response)
+    assert f"Unpublished “{article.title}”: http://testserver" in message(response)
 
 
 def test_a_writer_forging_publish_from_the_bar_is_refused(people):

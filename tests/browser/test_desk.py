@@ -35,7 +35,7 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         writer.fill("#id_sources-0-title", "Release notes")
         writer.fill("#id_sources-0-publisher", "Zig")
         bar(writer).get_by_role("button", name="Submit for review").click()
-        expect(writer.locator(".messagelist")).to_contain_text("Submitted for review")
+        expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
         expect(bar(writer)).to_contain_text("Ready for review")
     article = Article.objects.get(title=TITLE)
 
@@ -59,12 +59,14 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         bar(editor).get_by_text("Send back with a note…").click()
         editor.fill("#workflow-send-back-note", "Say which platforms got the cache.")
         bar(editor).get_by_role("button", name="Send back", exact=True).click()
-        expect(editor.locator(".messagelist")).to_contain_text("Sent back to writer with your note.")
+        expect(editor.locator(".messagelist")).to_contain_text(
+            f"Sent “{TITLE}” back to writer with your note."
+        )
         expect(bar(editor)).to_contain_text("Draft")
 
         bar(editor).get_by_role("button", name="Publish now").click()
         expect(editor.locator(".messagelist")).to_contain_text(
-            f"Published: {site}{article.get_absolute_url()}"
+            f"Published “{TITLE}”: {site}{article.get_absolute_url()}"
         )
         expect(bar(editor)).to_contain_text("Published")
         expect(bar(editor).get_by_role("link", name="View on the site")).to_have_attribute(
@@ -77,7 +79,7 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         bar(editor).get_by_text("Unpublish…").click()
         expect(bar(editor).locator(".workflow-bar__panel")).to_contain_text("stops answering")
         confirm.click()
-        expect(editor.locator(".messagelist")).to_contain_text("Unpublished:")
+        expect(editor.locator(".messagelist")).to_contain_text(f"Unpublished “{TITLE}”:")
     article.refresh_from_db()
     assert article.status == Article.Status.DRAFT
 

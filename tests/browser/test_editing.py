@@ -65,7 +65,7 @@ def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts
         writer.select_option("#id_status", "review")
         writer.fill("#id_workflow_note", "Ready for a look.")
         writer.click("input[name=_save]")
-        expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
+        expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
     article = Article.objects.get(title=TITLE)
     assert article.status == "review" and article.sources.count() == 2
 
@@ -104,7 +104,7 @@ def test_second_editor_gets_the_conflict_and_keeps_their_text(new_page, site, ar
 
         second.fill("#id_summary", "Typed second, must not be lost.")
         second.click("input[name=_save]")
-        expect(second.locator(".errornote, .errorlist").first).to_be_visible()
+        expect(second.locator(".error-summary")).to_be_visible()
         expect(second.locator("#article_form")).to_contain_text("editor saved this article at")
         expect(second.locator("#id_summary")).to_have_value("Typed second, must not be lost.")
         second.screenshot(path=artifacts / "conflict-admin-form.png", full_page=True)

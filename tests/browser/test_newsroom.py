@@ -33,7 +33,7 @@ def test_submit_send_back_fix_schedule_appear(
         writer.select_option("#id_status", "review")
         writer.fill("#id_workflow_note", "First draft, please check the numbers.")
         writer.click("input[name=_save]")
-        expect(writer.locator(".messagelist")).to_contain_text("was added successfully")
+        expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
     article = Article.objects.get(title=TITLE)
     run_queued()  # the worker sends the e-mails
     assert any(m.subject == f"[Skillo] Submitted for review: {TITLE}" for m in mailoutbox)
@@ -50,7 +50,7 @@ def test_submit_send_back_fix_schedule_appear(
         editor.select_option("#id_status", "draft")
         editor.fill("#id_workflow_note", "Say which platforms got incremental builds.")
         editor.click("input[name=_save]")
-        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+        expect(editor.locator(".messagelist")).to_contain_text(f"Sent “{TITLE}” back to writer")
     run_queued()  # the worker sends the e-mails
     assert any(
         m.subject == f"[Skillo] Sent back to the writer: {TITLE}" and m.to == ["writer@example.com"]
@@ -63,7 +63,7 @@ def test_submit_send_back_fix_schedule_appear(
         writer.select_option("#id_status", "review")
         writer.fill("#id_workflow_note", "Added the platforms.")
         writer.click("input[name=_save]")
-        expect(writer.locator(".messagelist")).to_contain_text("was changed successfully")
+        expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
 
     when = timezone.localtime() + timedelta(seconds=12)
     reader = new_page()
@@ -78,7 +78,7 @@ def test_submit_send_back_fix_schedule_appear(
         editor.fill("#id_published_at_0", when.date().isoformat())
         editor.fill("#id_published_at_1", when.strftime("%H:%M:%S"))
         editor.click("input[name=_save]")
-        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+        expect(editor.locator(".messagelist")).to_contain_text(f"“{TITLE}” is scheduled for")
         expect(editor.locator("#result_list")).to_contain_text("Scheduled for")
         assert reader.goto(site + article.get_absolute_url()).status == 404
         reader.wait_for_timeout(max(0, (when - timezone.localtime()).total_seconds() * 1000) + 1500)
