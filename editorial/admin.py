@@ -24,6 +24,7 @@ from . import keeping, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
+    FrontPinForm,
     RelatedLinkFormSet,
     ScheduleForm,
     SourceFormSet,
@@ -715,15 +716,31 @@ class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     """The home page as the editors choose it: a lead story and pinned features, each
     until a time or until removed. Without any, the home page lists the latest."""
 
-    list_display = ["article", "lead", "position", "until", "is_active"]
-    list_editable = ["lead", "position", "until"]
+    form = FrontPinForm
+    list_display = ["article", "lead", "position", "until", "readers_see"]
+    list_editable = ["position", "until"]
     list_select_related = ["article"]
     autocomplete_fields = ["article"]
-    fields = ["article", "lead", "position", "until"]
+    fields = ["article", "lead", "replace_lead", "position", "until"]
 
-    @admin.display(description="on the home page", boolean=True)
-    def is_active(self, pin):
-        return (pin.until is None or pin.until > timezone.now()) and pin.article.is_published()
+    @admin.display(description="what readers see now")
+    def readers_see(self, pin):
+        if pin.until is not None and pin.until <= timezone.now():
+            return "Nothing: its time ran out"
+        if not pin.article.is_published():
+            return "Nothing: the article is not public"
+        return "The lead story" if pin.lead else f"A feature, at position {pin.position}"
+
+    def get_fields(self, request, obj=None):
+        from news.models import FrontPin
+
+        fields = list(super().get_fields(request, obj))
+        others = FrontPin.objects.active().filter(lead=True)
+        if obj is not None:
+            others = others.exclude(pk=obj.pk)
+        if not others.exists():
+            fields.remove("replace_lead")  # nothing to replace: nothing to ask
+        return fields
 
     def has_module_permission(self, request):
         return can_publish(request.user) or super().has_module_permission(request)

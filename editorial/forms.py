@@ -302,3 +302,46 @@ class ScheduleForm(forms.Form):
         if value <= timezone.now():
             raise ValidationError("Choose a time in the future.")
         return value
+
+
+class FrontPinForm(forms.ModelForm):
+    """A front-page choice. One lead story at a time: making another the lead asks
+    first, then makes the current lead a feature (it stays pinned)."""
+
+    replace_lead = forms.BooleanField(
+        label="Replace the current lead story",
+        required=False,
+        help_text="The current lead stays on the home page as a pinned feature.",
+    )
+
+    class Meta:
+        from news.models import FrontPin
+
+        model = FrontPin
+        fields = ["article", "lead", "position", "until"]
+
+    def other_leads(self):
+        from news.models import FrontPin
+
+        return FrontPin.objects.active().filter(lead=True).exclude(pk=self.instance.pk)
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("lead") and not cleaned.get("replace_lead"):
+            current = self.other_leads().select_related("article").first()
+            if current is not None:
+                self.add_error(
+                    "lead" if "replace_lead" not in self.fields else "replace_lead",
+                    f"“{current.article.title}” is the lead story now: tick “Replace the "
+                    "current lead story” to make this one the lead instead.",
+                )
+        return cleaned
+
+    def save(self, commit=True):
+        pin = super().save(commit=False)
+        if pin.lead:
+            # One lead at a time: the one it replaces stays pinned, as a feature.
+            self.other_leads().update(lead=False)
+        if commit:
+            pin.save()
+        return pin

@@ -90,6 +90,16 @@ class SourceToFixAdmin(admin.ModelAdmin):
     ordering = ["-failures", "url"]
     actions = ["accept_redirect", "replace", "archive", "ignore"]
 
+    class Media:
+        # Long URLs wrap, so that the table fits the page and "Cited by" stays in view.
+        css = {"all": ["editorial/sources-to-fix.css"]}
+
+    def changelist_view(self, request, extra_context=None):
+        # Not Django's "Select source to fix to view": the queue's own name.
+        return super().changelist_view(
+            request, {"title": "Sources to fix", **(extra_context or {})}
+        )
+
     def get_queryset(self, request):
         return sources_to_fix()
 

@@ -121,3 +121,10 @@ def test_a_writer_cannot_change_sources_from_the_queue(django_user_model, dead):
     assert writer.get(QUEUE).status_code == 200
     act(writer, "replace", [dead], apply="Apply", url="https://example.org/x")
     assert set(Source.objects.values_list("url", flat=True)) == {DEAD}
+
+
+def test_the_queue_is_called_by_its_name(editor, dead):
+    page = editor.get(QUEUE).content.decode()
+    assert "<title>Sources to fix |" in page
+    assert "<h1>Sources to fix</h1>" in page
+    assert "Select source to fix to view" not in page

@@ -205,3 +205,30 @@ def test_the_error_summary_links_each_problem_to_its_field(people):
     assert 'href="#id_event_date"' in summary
     assert 'href="#id_sources-0-publisher"' in summary
     assert "problems to fix before it is saved" in summary
+
+
+# One lead story at a time
+
+
+def pin_form(**fields):
+    return {"position": "0", "until_0": "", "until_1": "", **fields}
+
+
+def test_pinning_a_second_lead_asks_then_replaces_the_first(people):
+    from news.models import FrontPin
+
+    _, editor = people("Editors", "Grace")
+    first, second = ArticleFactory(title="First lead"), ArticleFactory(title="Second lead")
+    add = "/admin/news/frontpin/add/"
+    assert editor.post(add, pin_form(article=first.pk, lead="on")).status_code == 302
+    form = editor.get(add).content.decode()
+    assert "Replace the current lead story" in form
+    asked = editor.post(add, pin_form(article=second.pk, lead="on"))
+    assert asked.status_code == 200
+    assert "“First lead” is the lead story now" in asked.content.decode()
+    assert FrontPin.objects.count() == 1
+    editor.post(add, pin_form(article=second.pk, lead="on", replace_lead="on"))
+    pins = {pin.article.title: pin.lead for pin in FrontPin.objects.select_related("article")}
+    assert pins == {"First lead": False, "Second lead": True}
+    listing = editor.get("/admin/news/frontpin/").content.decode()
+    assert "The lead story" in listing and "A feature, at position 0" in listing

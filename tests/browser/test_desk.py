@@ -98,3 +98,25 @@ def test_the_error_summary_takes_the_editor_to_each_problem(new_page, site, arti
         expect(editor.locator("#id_title")).to_be_focused()
         box = editor.locator("#id_title").bounding_box()
         assert 0 < box["y"] < 900
+
+
+def test_the_sources_to_fix_table_fits_at_1280_px(new_page, site, artifacts):
+    from sources.models import SourceURL, State
+    from tests.factories import ArticleFactory, SourceFactory
+
+    long = "https://downloads.example.org/releases/2026/" + "very-long-segment/" * 8 + "notes.html"
+    SourceFactory(article=ArticleFactory(title="Citing story"), url=long)
+    SourceURL.objects.create(
+        url=long, state=State.MOVED, last_status=301, failures=2,
+        final_url=long.replace("downloads", "archive"),
+    )  # fmt: skip
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "sources-to-fix", editor):
+        editor.set_viewport_size({"width": 1280, "height": 900})
+        editor.goto(f"{site}/admin/editorial/sourcetofix/")
+        expect(editor.locator("h1")).to_have_text("Sources to fix")
+        cited = editor.locator("#result_list th.column-articles")
+        box = cited.bounding_box()
+        assert box["x"] + box["width"] <= 1280
+        assert editor.evaluate("document.documentElement.scrollWidth") <= 1280
+        expect(editor.get_by_role("link", name="Citing story")).to_be_in_viewport()
