@@ -8,10 +8,11 @@ from datetime import datetime
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from images.models import Image
 from news.models import Article, Source
-from news.rendering import render_markdown
+from news.rendering import contents, render_markdown, with_heading_anchors
 from news.rules import MAX_BODY_CHARS
 from news.templatetags.news import with_images
 from people.models import Author
@@ -49,13 +50,16 @@ def _rows(data, prefix, fields):
 def preview_document(data):
     """The whole preview page (HTML) for the posted form ``data``."""
     body = data.get("body", "")
+    sections = []
     if len(body) > MAX_BODY_CHARS:
         # Rendering a body the form would refuse only spends the server's time.
         body_html = format_html(
             "<p>No preview: the body is longer than {} characters.</p>", f"{MAX_BODY_CHARS:,}"
         )
     else:
-        body_html = with_images(render_markdown(body))
+        rendered = render_markdown(body)
+        sections = contents(rendered)
+        body_html = mark_safe(with_heading_anchors(with_images(rendered)))
     author_ids = [row["author"] for row in _rows(data, "authorships", ["author"])]
     found = Author.objects.in_bulk([pk for pk in author_ids if pk.isdigit()])
     authors = [found[int(pk)] for pk in author_ids if pk.isdigit() and int(pk) in found]
@@ -80,6 +84,7 @@ def preview_document(data):
             "authors": authors,
             "lead_image": lead_image,
             "body_html": body_html,
+            "contents": sections,
             "sources": sources,
             "footer": footer,
         },

@@ -20,6 +20,7 @@ from .asides import asides
 from .dependencies import ARTICLE, AUTHOR, REFERENCED_BY, SOURCE, TAG, title_key
 from .models import Article, Tag, own_parts_prefetch, related_links_prefetch, with_topics
 from .paths import article_path
+from .rendering import contents, with_heading_anchors
 from .templatetags.news import byline_structured_data, organization, with_images
 from .topics import topic_sizes
 
@@ -125,7 +126,8 @@ def render_own_parts(request, article):
         "structured_data": structured_data,
         "corrections": corrections,
         "updates": updates,
-        "body": with_images(article.body_html),
+        "body": mark_safe(with_heading_anchors(with_images(article.body_html))),
+        "contents": contents(article.body_html),
     }
     return OwnParts(
         head=mark_safe(render_to_string("news/article_head.html", context)),

@@ -34,9 +34,9 @@ IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
 _PLACEMENT_PARAGRAPH = re.compile(r"<p>\s*(" + PLACEMENT.pattern + r")\s*</p>")
 
 ALLOWED_TAGS = {
-    "a", "abbr", "blockquote", "br", "code", "del", "em", "h2", "h3", "h4", "h5", "h6",
-    "hr", "li", "ol", "p", "pre", "span", "strong", "sub", "sup", "table", "tbody", "td",
-    "th", "thead", "tr", "ul",
+    "a", "abbr", "blockquote", "br", "code", "del", "div", "em", "h2", "h3", "h4", "h5",
+    "h6", "hr", "li", "ol", "p", "pre", "span", "strong", "sub", "sup", "table", "tbody",
+    "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
@@ -49,12 +49,31 @@ ALLOWED_ATTRIBUTES = {
     "td": {"align"},
     "th": {"align"},
     "ol": {"start"},
+    # Footnotes: the reference and the note link to each other (FOOTNOTE_ID only).
+    "sup": {"id"},
+    "li": {"id"},
     # Nothing on every tag: without this entry nh3 keeps its own defaults (title, lang).
     "*": set(),
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 # Highlighted code: the classes news.highlight writes, and no others.
-ALLOWED_CLASSES = {"pre": {"highlight"}, "span": TOKEN_CLASSES}
+ALLOWED_CLASSES = {
+    "pre": {"highlight"},
+    "span": TOKEN_CLASSES,
+    # Footnotes, and admonitions (!!! note, !!! warning...): their boxes and titles.
+    "a": {"footnote-ref", "footnote-backref"},
+    "div": {"footnote", "admonition", *(ADMONITIONS := {"note", "tip", "warning", "danger"})},
+    "p": {"admonition-title"},
+}
+FOOTNOTE_ID = re.compile(r"fn(?:ref\d*)?-\d+")
+
+
+def allowed_value(element, attribute, value):
+    """nh3's attribute filter: ids only a footnote's (an editor's raw HTML could
+    otherwise name an element the page's own script or styles use)."""
+    if attribute == "id" and element in {"sup", "li"}:
+        return value if FOOTNOTE_ID.fullmatch(value) else None
+    return value
 
 
 def heading_id(value, separator):
@@ -138,10 +157,19 @@ def render_markdown(text):
     text = text.replace(MARK_START, "").replace(MARK_END, "")
     html = markdown.markdown(
         text,
-        extensions=["tables", "fenced_code", "sane_lists", "toc", LibraryImagesExtension()],
-        extension_configs={"toc": {"slugify": heading_id, "toc_depth": "2-6"}},
+        extensions=[
+            "tables", "fenced_code", "sane_lists", "toc", "footnotes", "admonition",
+            "pymdownx.magiclink", LibraryImagesExtension(),
+        ],
+        extension_configs={
+            "toc": {"slugify": heading_id, "toc_depth": "2-6"},
+            # fn-1 and fnref-1 (the ids FOOTNOTE_ID lets through), a plain arrow back.
+            "footnotes": {"SEPARATOR": "-", "BACKLINK_TITLE": "Back to the text"},
+            # Bare addresses as links, written out as typed.
+            "pymdownx.magiclink": {"hide_protocol": False, "repo_url_shortener": False},
+        },
         output_format="html",
-    )
+    )  # fmt: skip
     html = re.sub(r"<(/?)h1([ >])", r"<\1h2\2", html)
     html = highlight_blocks(html)
     html = nh3.clean(
@@ -149,6 +177,7 @@ def render_markdown(text):
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         allowed_classes=ALLOWED_CLASSES,
+        attribute_filter=allowed_value,
         url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
@@ -156,6 +185,35 @@ def render_markdown(text):
     # A code block wider than the column scrolls: keyboard users must be able to reach
     # it to scroll it (after sanitising, which keeps no tabindex of the editor's).
     return _PRE.sub(r'<pre\1 tabindex="0">', html)
+
+
+_HEADING = re.compile(r'<(h[2-6]) id="([^"<>]+)">(.*?)</\1>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+# An article with this many sections or more gets a table of contents on its page.
+CONTENTS_FROM = 4
+
+
+def contents(fragment):
+    """[(id, heading as HTML text)] of the body's sections (its <h2>s), when it has
+    CONTENTS_FROM of them or more; else []."""
+    found = [(anchor, _TAG.sub("", text).strip()) for tag, anchor, text in
+             _HEADING.findall(fragment) if tag == "h2"]  # fmt: skip
+    return found if len(found) >= CONTENTS_FROM else []
+
+
+def with_heading_anchors(fragment):
+    """Each heading with a link to itself, to copy a section's address. Added when the
+    page is shown: the stored HTML (search, feeds, the API) has none."""
+
+    def anchored(match):
+        tag, anchor, text = match.groups()
+        label = _TAG.sub("", text).strip()
+        return (
+            f'<{tag} id="{anchor}">{text}<a class="heading-anchor" href="#{anchor}" '
+            f'aria-label="Link to the section “{label}”">#</a></{tag}>'
+        )
+
+    return _HEADING.sub(anchored, fragment)
 
 
 def html_to_text(fragment):

@@ -202,7 +202,10 @@ def test_admin_preview_renders_and_sanitises_like_the_public_page(writer):
     body = "## What happened\n\nIt *shipped*. <script>alert(1)</script>[x](javascript:alert(1))"
     response = writer.post(url, {"body": body})
     html = response.content.decode()
-    assert '<h2 id="what-happened">What happened</h2>' in html
+    assert (
+        '<h2 id="what-happened">What happened<a class="heading-anchor" href="#what-happened" '
+        'aria-label="Link to the section “What happened”">#</a></h2>'
+    ) in html
     assert "<em>shipped</em>" in html
     assert "<script" not in html and "javascript:" not in html
     assert writer.get(url).status_code == 405

@@ -120,3 +120,29 @@ def test_the_sources_to_fix_table_fits_at_1280_px(new_page, site, artifacts):
         assert box["x"] + box["width"] <= 1280
         assert editor.evaluate("document.documentElement.scrollWidth") <= 1280
         expect(editor.get_by_role("link", name="Citing story")).to_be_in_viewport()
+
+
+def test_footnotes_and_the_table_of_contents_take_the_reader_there_and_back(
+    new_page, site, artifacts, axe_source
+):
+    from tests.factories import ArticleFactory
+
+    body = "\n\n".join(
+        [f"## Part {n}\n\n" + "A paragraph of text. " * 60 for n in range(1, 5)]
+        + ["It shipped on 3 May.[^1]", "[^1]: The release notes give 3 May, the blog 4 May."]
+    )
+    article = ArticleFactory(title="A long story", body=body)
+    reader = new_page()
+    with screenshots_on_failure(artifacts, "contents", reader):
+        reader.set_viewport_size({"width": 1280, "height": 800})
+        reader.goto(site + article.get_absolute_url())
+        contents = reader.locator("nav.contents")
+        expect(contents.locator("a")).to_have_text(["Part 1", "Part 2", "Part 3", "Part 4"])
+        contents.get_by_role("link", name="Part 4").click()
+        expect(reader.locator("#part-4")).to_be_in_viewport()
+        reader.locator("a.footnote-ref").click()
+        expect(reader.locator("#fn-1")).to_be_in_viewport()
+        expect(reader.locator("#fn-1")).to_contain_text("the blog 4 May")
+        reader.locator("a.footnote-backref").click()
+        expect(reader.locator("#fnref-1")).to_be_in_viewport()
+        assert axe_violations(reader, axe_source) == []
