@@ -14,8 +14,17 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
-from news.models import Article, ArticleAuthor, Correction, FrontPin, RelatedLink, Source, Tag
-from news.rules import MAX_RELATED_LINKS, MAX_SOURCES
+from news.models import (
+    WORDS_PER_MINUTE,
+    Article,
+    ArticleAuthor,
+    Correction,
+    FrontPin,
+    RelatedLink,
+    Source,
+    Tag,
+)
+from news.rules import MAX_RELATED_LINKS, MAX_SOURCES, MAX_SUMMARY_CHARS
 from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
@@ -36,6 +45,11 @@ from .roles import can_publish
 from .widgets import NamedEmptyAutocomplete
 
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
+
+
+# About what a search result shows of a title and of a description before cutting it.
+SEARCH_TITLE_CHARS = 60
+SEARCH_DESCRIPTION_CHARS = 160
 
 
 def save_each(request, queryset, change, comment):
@@ -141,6 +155,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             "editorial/autosave.js",
             "editorial/inline-order.js",
             "editorial/error-summary.js",
+            "editorial/writing-aids.js",
         ]
         # The Readers panel (readership's, in the change form's template).
         css = {"all": ["editorial/admin-preview.css", "readership/admin.css"]}
@@ -173,6 +188,15 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                     "data-slug-url": reverse("admin:news_article_slug"),
                 }
             )
+        # What static/editorial/writing-aids.js counts against (the model's own limits).
+        if db_field.name == "title":
+            field.widget.attrs["data-limit"] = db_field.max_length
+            field.widget.attrs["data-shown-in-search"] = SEARCH_TITLE_CHARS
+        if db_field.name == "summary":
+            field.widget.attrs["data-limit"] = MAX_SUMMARY_CHARS
+            field.widget.attrs["data-shown-in-search"] = SEARCH_DESCRIPTION_CHARS
+        if db_field.name == "body":
+            field.widget.attrs["data-words-per-minute"] = WORDS_PER_MINUTE
         return field
 
     def get_form(self, request, obj=None, change=False, **kwargs):

@@ -146,3 +146,41 @@ def test_footnotes_and_the_table_of_contents_take_the_reader_there_and_back(
         reader.locator("a.footnote-backref").click()
         expect(reader.locator("#fnref-1")).to_be_in_viewport()
         assert axe_violations(reader, axe_source) == []
+
+
+def test_counts_toolbar_and_shortcuts_while_writing(new_page, site, artifacts):
+    article = Article.objects.drafts().first()
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "writing-aids", editor):
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        editor.fill("#id_title", "A" * 70)
+        expect(editor.locator("#id_title-count")).to_have_text(
+            "70 / 200 characters (search results show about the first 60)"
+        )
+        editor.fill("#id_summary", "S" * 510)
+        expect(editor.locator("#id_summary-count")).to_have_text(
+            "510 characters: 10 over the limit of 500"
+        )
+        editor.fill("#id_summary", "Short.")
+        body = editor.locator("#id_body")
+        body.fill("## What happened\n\nZig shipped " + "word " * 456)
+        expect(editor.locator("#id_body-count")).to_have_text("461 words · 2 min read")
+
+        body.fill("Zig shipped today.")
+        body.evaluate("(el) => el.setSelectionRange(4, 11)")  # "shipped"
+        body.press("Control+b")
+        assert body.input_value() == "Zig **shipped** today."
+        body.evaluate("(el) => el.setSelectionRange(0, 3)")  # "Zig"
+        body.press("Control+k")
+        editor.keyboard.type("https://ziglang.org")
+        assert body.input_value() == "[Zig](https://ziglang.org) **shipped** today."
+        editor.get_by_role("toolbar", name="Formatting").get_by_role(
+            "button", name="Italic"
+        ).click()
+        assert "_italic text_" in body.input_value()
+        body.fill("## What happened\n\n[Zig](https://ziglang.org) **shipped** today.")
+        body.press("Control+s")
+        expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
+    article.refresh_from_db()
+    assert article.body.endswith("[Zig](https://ziglang.org) **shipped** today.")
+    assert article.title == "A" * 70
