@@ -29,7 +29,7 @@ from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import keeping, queues, workflow
+from . import conversation, keeping, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -135,10 +135,10 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         (
             "Dates and status",
             {
+                # The note is written in the conversation at the top of the form.
                 "fields": [
                     "status",
                     "published_at",
-                    "workflow_note",
                     "event_date",
                     "facts_verified",
                 ]
@@ -251,6 +251,11 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         request.skillo_saved = obj
         keeping.forget_autosave(request.user, obj, added=not change)
         workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
+        conversation.record(
+            request.user, obj, request.skillo_step, form.cleaned_data.get("workflow_note")
+        )
+        # Who saves has read the conversation they answered.
+        conversation.mark_seen(request.user, obj)
         if change and form.cleaned_data.get("change_kind"):
             # Made when this save's revision is stored, tied to it (its diff).
             reversion.add_meta(
@@ -565,6 +570,9 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 extra_context["others_here"] = keeping.describe(
                     keeping.others_here(request.user, article)
                 )
+                # Read now: the lines new to this user are marked once, on this page.
+                extra_context["conversation"] = conversation.thread(request.user, article)
+                conversation.mark_seen(request.user, article)
         return super().changeform_view(request, object_id, form_url, extra_context)
 
     def slug_view(self, request):

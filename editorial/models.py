@@ -70,3 +70,40 @@ class Presence(models.Model):
 
     def __str__(self):
         return f"{self.user} on {self.article} since {self.since:%H:%M}"
+
+
+class Note(models.Model):
+    """A line of an article's conversation: a workflow step (submitted, sent back,
+    published...) with what its author wrote, or a remark. Shown at the top of the
+    article's form and, until read, on the other side's dashboard."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="notes")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The workflow step ("Sent back to the writer"), or "" for a remark.
+    step = models.CharField(max_length=200, blank=True)
+    text = models.TextField(blank=True)
+    # Who the step is for: the article's writers, or the editors (editorial.workflow).
+    for_editors = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self):
+        return f"{self.step or 'Note'}: {self.text[:40]}"
+
+
+class NotesSeen(models.Model):
+    """Until when a user has read an article's conversation (its form opened)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="+")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "article"], name="notes_seen_once")]
+
+    def __str__(self):
+        return f"{self.user_id} saw {self.article_id} at {self.seen_at}"

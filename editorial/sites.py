@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django_tasks_db.models import DBTaskResult
 
-from . import queues
+from . import conversation, queues
 from .models import sources_to_fix_count
 from .roles import can_publish
 
@@ -21,7 +21,10 @@ class NewsroomSite(admin.AdminSite):
         dashboard = {}
         if user.has_perm("news.view_article"):
             review = queues.ready_for_review()
+            unread = conversation.unread_for(user)
             dashboard = {
+                "for_you": list(unread[:SHOWN]),
+                "for_you_count": unread.count(),
                 "review": review[:SHOWN],
                 "review_count": review.count(),
                 "my_drafts": queues.drafts_of(user)[:SHOWN],

@@ -202,15 +202,17 @@ def contents(fragment):
 
 
 def with_heading_anchors(fragment):
-    """Each heading with a link to itself, to copy a section's address. Added when the
-    page is shown: the stored HTML (search, feeds, the API) has none."""
+    """Each heading followed by a link to itself, to copy a section's address (beside
+    the heading, not in it: a heading's name stays its words). Added when the page is
+    shown: the stored HTML (search, feeds, the API) has none."""
 
     def anchored(match):
         tag, anchor, text = match.groups()
         label = _TAG.sub("", text).strip()
         return (
-            f'<{tag} id="{anchor}">{text}<a class="heading-anchor" href="#{anchor}" '
-            f'aria-label="Link to the section “{label}”">#</a></{tag}>'
+            f'<div class="heading"><{tag} id="{anchor}">{text}</{tag}>'
+            f'<a class="heading-anchor" href="#{anchor}" '
+            f'aria-label="Link to the section “{label}”">#</a></div>'
         )
 
     return _HEADING.sub(anchored, fragment)

@@ -82,8 +82,8 @@ def test_article_page_shows_its_parts(client):
     assert f"<h1>{article.title}</h1>" in page
     assert "The short of it." in page
     assert (
-        '<h2 id="what-happened">What happened<a class="heading-anchor" href="#what-happened" '
-        'aria-label="Link to the section “What happened”">#</a></h2>'
+        '<h2 id="what-happened">What happened</h2><a class="heading-anchor" '
+        'href="#what-happened" aria-label="Link to the section “What happened”">#</a>'
     ) in page
     assert '<a href="https://x.org/n" rel="noopener noreferrer nofollow">Notes</a> (GitHub)' in page
     assert "<li>Blog post (PyTorch)</li>" in page

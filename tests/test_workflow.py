@@ -203,8 +203,8 @@ def test_admin_preview_renders_and_sanitises_like_the_public_page(writer):
     response = writer.post(url, {"body": body})
     html = response.content.decode()
     assert (
-        '<h2 id="what-happened">What happened<a class="heading-anchor" href="#what-happened" '
-        'aria-label="Link to the section “What happened”">#</a></h2>'
+        '<h2 id="what-happened">What happened</h2><a class="heading-anchor" '
+        'href="#what-happened" aria-label="Link to the section “What happened”">#</a>'
     ) in html
     assert "<em>shipped</em>" in html
     assert "<script" not in html and "javascript:" not in html

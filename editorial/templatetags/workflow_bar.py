@@ -1,7 +1,7 @@
 from django import template
 from django.utils import timezone
 
-from editorial import workflow
+from editorial import conversation, workflow
 
 register = template.Library()
 
@@ -59,3 +59,8 @@ def error_summary(adminform, inline_admin_formsets):
                 )
                 rows += [(href, label, message) for message in messages]
     return {"rows": rows}
+
+
+@register.simple_tag
+def note_headline(note):
+    return conversation.headline(note)

@@ -83,6 +83,21 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
     article.refresh_from_db()
     assert article.status == Article.Status.DRAFT
 
+    # The writer learns of it all in the admin, with no mail server needed.
+    with screenshots_on_failure(artifacts, "desk-writer-notes", writer):
+        writer.goto(f"{site}/admin/")
+        for_you = writer.locator("section[aria-labelledby=queue-for-you]")
+        expect(for_you.locator("h2")).to_have_text("For you (3 new)")
+        expect(for_you).to_contain_text("Sent back by editor: “Say which platforms got the cache.”")
+        for_you.get_by_role("link", name=TITLE).first.click()
+        lines = writer.locator(".conversation__line--new")
+        expect(lines).to_have_count(3)
+        expect(lines.first).to_contain_text("Say which platforms got the cache.")
+        writer.goto(f"{site}/admin/")
+        expect(writer.locator("section[aria-labelledby=queue-for-you]")).to_contain_text(
+            "Nothing new for you"
+        )
+
 
 def test_the_error_summary_takes_the_editor_to_each_problem(new_page, site, artifacts):
     editor = log_in(new_page, site, "editor")
