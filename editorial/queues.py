@@ -1,6 +1,6 @@
 """The newsroom's queues, for the dashboard (the admin's home) and their own pages."""
 
-from datetime import date
+from datetime import date, datetime, time, timedelta
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -17,6 +17,13 @@ def ready_for_review():
 
 def scheduled_next():
     return Article.objects.scheduled().order_by("published_at")
+
+
+def scheduled_today():
+    """Scheduled to come out before the newsroom's midnight."""
+    tomorrow = timezone.localdate() + timedelta(days=1)
+    midnight = timezone.make_aware(datetime.combine(tomorrow, time.min))
+    return Article.objects.scheduled().filter(published_at__lt=midnight)
 
 
 def recently_published():

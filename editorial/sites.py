@@ -29,6 +29,7 @@ class NewsroomSite(admin.AdminSite):
                 "review_count": review.count(),
                 "my_drafts": queues.drafts_of(user)[:SHOWN],
                 "scheduled": queues.scheduled_next()[:SHOWN],
+                "scheduled_today": queues.scheduled_today().count(),
                 "facts_due": queues.facts_due().order_by("facts_verified", "published_at")[:SHOWN],
                 "facts_due_count": queues.facts_due().count(),
                 "wanted": queues.wanted_titles(limit=SHOWN),

@@ -131,3 +131,22 @@ def test_custom_admin_pages_have_the_admins_own_breadcrumbs(editor):
     html = editor.get(reverse("admin:news_article_wanted")).content.decode()
     assert '<ol class="breadcrumbs">' in html
     assert '<li aria-current="page">Wanted articles</li>' in html
+
+
+def test_scheduled_today_is_counted_apart(client, django_user_model, time_machine):
+    from datetime import datetime, timedelta
+
+    from django.contrib.auth.models import Group
+    from django.utils import timezone
+
+    from tests.factories import ArticleFactory
+
+    noon = timezone.make_aware(datetime(2026, 12, 2, 12, 0))
+    time_machine.move_to(noon, tick=False)
+    editor = django_user_model.objects.create_user("grace", password="pw", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
+    ArticleFactory(published_at=noon + timedelta(hours=3))
+    ArticleFactory(published_at=noon + timedelta(hours=13))
+    html = client.get("/admin/").content.decode()
+    assert "Scheduled next (1 today)</h2>" in html

@@ -199,3 +199,20 @@ def test_counts_toolbar_and_shortcuts_while_writing(new_page, site, artifacts):
     article.refresh_from_db()
     assert article.body.endswith("[Zig](https://ziglang.org) **shipped** today.")
     assert article.title == "A" * 70
+
+
+def test_the_dashboard_uses_the_width_of_the_screen(new_page, site, artifacts):
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "dashboard-columns", editor):
+        editor.set_viewport_size({"width": 1280, "height": 900})
+        editor.goto(f"{site}/admin/")
+        queues = editor.locator(".dashboard > section")
+        first, second, third = (queues.nth(n).bounding_box() for n in range(3))
+        # For you, Ready for review, Scheduled next: side by side, most urgent first.
+        assert first["y"] == second["y"] == third["y"]
+        assert first["x"] < second["x"] < third["x"]
+        assert third["x"] + third["width"] > 1000
+        expect(queues.nth(0).locator("h2")).to_contain_text("For you")
+        expect(queues.nth(1).locator("h2")).to_contain_text("Ready for review")
+        expect(queues.nth(2).locator("h2")).to_contain_text("Scheduled next")
+        assert editor.evaluate("document.documentElement.scrollWidth") <= 1280
