@@ -17,6 +17,8 @@ from news.rules import MAX_BODY_CHARS
 from news.templatetags.news import with_images
 from people.models import Author
 
+from .checks import checklist
+
 
 def _date(value, formats):
     for format in formats:
@@ -50,7 +52,7 @@ def _rows(data, prefix, fields):
 def preview_document(data):
     """The whole preview page (HTML) for the posted form ``data``."""
     body = data.get("body", "")
-    sections = []
+    sections, rendered = [], ""
     if len(body) > MAX_BODY_CHARS:
         # Rendering a body the form would refuse only spends the server's time.
         body_html = format_html(
@@ -72,6 +74,15 @@ def preview_document(data):
     event = _date(data.get("event_date", ""), ["%Y-%m-%d"])
     published = _date(data.get("published_at_0", ""), ["%Y-%m-%d"])
     verified = _date(data.get("facts_verified", ""), ["%Y-%m", "%Y-%m-%d"])
+    targets = [row["target"] for row in _rows(data, "related_links", ["target", "title"])]
+    checks = checklist(
+        summary=data.get("summary", "").strip(),
+        body_html=rendered if len(body) <= MAX_BODY_CHARS else "",
+        lead_image=lead_image,
+        sources=sources,
+        related_targets=[int(pk) for pk in targets if pk.isdigit()],
+        facts_verified=verified,
+    )
     footer = None
     if event and published and verified:
         moment = timezone.make_aware(datetime.combine(published, datetime.min.time()))
@@ -85,6 +96,8 @@ def preview_document(data):
             "lead_image": lead_image,
             "body_html": body_html,
             "contents": sections,
+            "checks": checks,
+            "warnings": sum(not check.ok for check in checks),
             "sources": sources,
             "footer": footer,
         },

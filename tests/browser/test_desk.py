@@ -216,3 +216,22 @@ def test_the_dashboard_uses_the_width_of_the_screen(new_page, site, artifacts):
         expect(queues.nth(1).locator("h2")).to_contain_text("Ready for review")
         expect(queues.nth(2).locator("h2")).to_contain_text("Scheduled next")
         assert editor.evaluate("document.documentElement.scrollWidth") <= 1280
+
+
+def test_the_preview_lists_the_checks_before_publishing(new_page, site, artifacts):
+    article = Article.objects.drafts().first()
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "checklist", editor):
+        editor.set_viewport_size({"width": 1280, "height": 900})
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        preview = editor.frame_locator("#markdown-preview iframe")
+        checklist = preview.locator("section.checklist")
+        expect(checklist).to_contain_text("Before publishing")
+        editor.fill("#id_summary", "A summary far too long for a search result. " * 5)
+        editor.locator(".markdown-preview__refresh").click()
+        summary = checklist.locator(".checklist__item", has_text="Summary")
+        expect(summary).to_have_class("checklist__item checklist__item--warn")
+        expect(summary).to_contain_text("search results show about the first 160")
+        editor.fill("#id_summary", "Short and clear.")
+        editor.locator(".markdown-preview__refresh").click()
+        expect(summary).to_have_class("checklist__item checklist__item--ok")
