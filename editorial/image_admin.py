@@ -20,6 +20,7 @@ from images.renditions import SOCIAL_SIZES, page_renditions, social_rendition
 from images.uploads import ACCEPTED_NAMES, check_upload, max_upload_bytes
 from maintenance.disks import no_space_left
 from news.models import Article
+from news.rules import MIN_LEAD_IMAGE_WIDTH
 
 ACCEPT = "image/jpeg,image/png,image/webp,image/avif,image/gif"
 
@@ -119,6 +120,15 @@ class ImageAdmin(admin.ModelAdmin):
     class Media:
         js = ["editorial/focal-point.js"]
         css = {"all": ["editorial/images.css"]}
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, duplicates = super().get_search_results(request, queryset, search_term)
+        if request.GET.get("field_name") == "lead_image" and request.GET.get("model_name") == (
+            "article"
+        ):
+            # The article form's lead-image picker offers only what its save accepts.
+            queryset = queryset.filter(width__gte=MIN_LEAD_IMAGE_WIDTH)
+        return queryset, duplicates
 
     def get_fieldsets(self, request, obj=None):
         words = ["alt_text", "decorative", "caption", "credit", "licence"]

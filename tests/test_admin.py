@@ -269,3 +269,13 @@ def test_the_revision_comparison_has_the_admins_one_breadcrumb_trail(admin_clien
     ]
     assert items == ["Home", "Newsroom", "Articles", "Compared", "History", "Compare"]
     assert '<ol class="breadcrumbs">' in trail
+
+
+def test_the_lead_image_picker_offers_only_pictures_wide_enough(editor_client, media_root):
+    from .factories import ImageFactory
+
+    ImageFactory(width=1600, height=900, alt_text="Wide chart")
+    ImageFactory(width=800, height=450, alt_text="Narrow chart")
+    search = {"term": "chart", "app_label": "news", "model_name": "article"}
+    lead = editor_client.get(reverse("admin:autocomplete"), {**search, "field_name": "lead_image"})
+    assert [r["text"] for r in lead.json()["results"]] == ["Wide chart"]
