@@ -29,7 +29,7 @@ from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import conversation, keeping, queues, workflow
+from . import conversation, keeping, previews, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -506,12 +506,73 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 name="news_article_wanted",
             ),
             path(
+                "<int:object_id>/preview-link/",
+                self.admin_site.admin_view(self.preview_link_view),
+                name="news_article_preview_link",
+            ),
+            path(
+                "<int:object_id>/preview-link/<int:link_id>/revoke/",
+                self.admin_site.admin_view(self.revoke_preview_link_view),
+                name="news_article_revoke_preview_link",
+            ),
+            path(
                 "slug/",
                 self.admin_site.admin_view(self.slug_view),
                 name="news_article_slug",
             ),
             *super().get_urls(),
         ]
+
+    def _changeable(self, request, object_id):
+        article = Article.objects.filter(pk=object_id).first()
+        if article is None or not self.has_change_permission(request, article):
+            raise PermissionDenied
+        return article
+
+    @staticmethod
+    def _in_history(request, article, words):
+        """A line in the article's history (its revisions), the article unchanged."""
+        with reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment(words)
+            reversion.add_to_revision(article)
+
+    def preview_link_view(self, request, object_id):
+        """Make a preview link for someone outside the newsroom; shown once, recorded in
+        the article's history."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        article = self._changeable(request, object_id)
+        try:
+            hours = int(request.POST.get("_preview_hours", "24"))
+        except ValueError:
+            hours = 24
+        token, link = previews.make(article, request.user, hours)
+        url = request.build_absolute_uri(reverse("shared-preview", args=[token]))
+        until = f"{timezone.localtime(link.expires_at):%-d %B %Y, %H:%M %Z}"
+        self._in_history(request, article, f"Preview link made, valid until {until}")
+        self.message_user(
+            request,
+            format_html(
+                "Preview link, valid until {} (copy it now: it is not shown again): "
+                '<a class="preview-link" href="{}">{}</a>',
+                until,
+                url,
+                url,
+            ),
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:news_article_change", args=[article.pk]))
+
+    def revoke_preview_link_view(self, request, object_id, link_id):
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        article = self._changeable(request, object_id)
+        revoked = previews.active(article).filter(pk=link_id).update(revoked_at=timezone.now())
+        if revoked:
+            self._in_history(request, article, "Preview link revoked")
+            self.message_user(request, "The preview link was revoked: it no longer opens.")
+        return HttpResponseRedirect(reverse("admin:news_article_change", args=[article.pk]))
 
     def preview_view(self, request):
         """The article as readers will see it, from the form's unsaved data, rendered

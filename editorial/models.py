@@ -107,3 +107,24 @@ class NotesSeen(models.Model):
 
     def __str__(self):
         return f"{self.user_id} saw {self.article_id} at {self.seen_at}"
+
+
+class PreviewLink(models.Model):
+    """A signed link to an unpublished article's page for someone outside the newsroom:
+    it works until it expires (at most a week) or is revoked. Only the token's hash is
+    kept; the link is shown once, when it is made."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="preview_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"Preview of {self.article_id} until {self.expires_at}"

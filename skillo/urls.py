@@ -4,6 +4,7 @@ from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
 from background.views import health
+from editorial.views import shared_preview
 from images.views import media
 from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
@@ -27,6 +28,8 @@ urlpatterns = [
         name="sitemap-section",
     ),
     path("search/", include("search.urls")),
+    # A draft shown to an outside reviewer through a preview link (editorial.previews).
+    path("preview/<str:token>/", shared_preview, name="shared-preview"),
     # For load balancers and monitors: the database and the task queue (background.views).
     path("health/", health, name="health"),
     # Prometheus, from METRICS_ALLOWED_ADDRESSES only (skillo.metrics).

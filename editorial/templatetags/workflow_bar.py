@@ -64,3 +64,16 @@ def error_summary(adminform, inline_admin_formsets):
 @register.simple_tag
 def note_headline(note):
     return conversation.headline(note)
+
+
+@register.inclusion_tag("admin/news/article/preview_links.html")
+def preview_links(article):
+    """Links to the unpublished article for outside reviewers: the live ones, and a
+    button to make one (inside the article's form: its buttons post elsewhere)."""
+    from editorial import previews
+
+    return {
+        "article": article,
+        "links": list(previews.active(article)),
+        "choices": previews.CHOICES,
+    }

@@ -235,3 +235,23 @@ def test_the_preview_lists_the_checks_before_publishing(new_page, site, artifact
         editor.fill("#id_summary", "Short and clear.")
         editor.locator(".markdown-preview__refresh").click()
         expect(summary).to_have_class("checklist__item checklist__item--ok")
+
+
+def test_a_preview_link_opens_the_draft_outside_then_is_revoked(new_page, site, artifacts):
+    article = Article.objects.drafts().first()
+    editor = log_in(new_page, site, "editor")
+    outsider = new_page()
+    with screenshots_on_failure(artifacts, "preview-link", editor, outsider):
+        editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
+        links = editor.locator("section.preview-links")
+        links.locator("#preview-hours").select_option("72")
+        links.get_by_role("button", name="Make a preview link").click()
+        url = editor.locator(".messagelist a.preview-link").get_attribute("href")
+        assert url.startswith(f"{site}/preview/")
+        assert outsider.goto(url).status == 200
+        expect(outsider.locator(".preview-banner")).to_contain_text("A preview, not published")
+        expect(outsider.locator("main h1")).to_have_text(article.title)
+        editor.locator("section.preview-links").get_by_role("button", name="Revoke").click()
+        expect(editor.locator(".messagelist")).to_contain_text("revoked")
+        assert outsider.goto(url).status == 410
+        expect(outsider.locator("main h1")).to_have_text("This preview link has been withdrawn")

@@ -1,0 +1,82 @@
+"""Preview links for outside reviewers: a draft's page through a link that works for a
+chosen time, can be revoked, and is recorded in the article's history."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from editorial.models import PreviewLink
+
+from .factories import ArticleFactory
+from .test_workflow import change_url, make_client, writer  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+
+def make_link(client, article, hours="24"):
+    response = client.post(
+        change_url(article).replace("change/", "preview-link/"),
+        {"_preview_hours": hours},
+        follow=True,
+    )
+    message = " ".join(str(m) for m in response.context["messages"])
+    return re.search(r'href="(http://testserver/preview/[^"]+/)"', message).group(1)
+
+
+def test_a_preview_link_shows_the_draft_to_someone_without_an_account(writer):  # noqa: F811
+    draft = ArticleFactory(title="Not out yet", draft=True)
+    url = make_link(writer, draft)
+    outsider = Client()
+    page = outsider.get(url)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h1>Not out yet</h1>" in html
+    assert "A preview, not published" in html
+    assert page["Cache-Control"] == "no-store, private"
+    assert page["X-Robots-Tag"] == "noindex, nofollow"
+    assert page["Referrer-Policy"] == "no-referrer"
+    assert outsider.get(draft.get_absolute_url()).status_code == 404
+    history = writer.get(change_url(draft).replace("change/", "history/")).content.decode()
+    assert "Preview link made, valid until" in history
+
+
+def test_a_preview_link_expires(writer, time_machine):  # noqa: F811
+    draft = ArticleFactory(draft=True)
+    url = make_link(writer, draft, hours="1")
+    time_machine.move_to(timezone.now() + timedelta(hours=1, minutes=1))
+    gone = Client().get(url)
+    assert gone.status_code == 410
+    assert "This preview link has expired" in gone.content.decode()
+
+
+def test_a_preview_link_can_be_revoked(writer):  # noqa: F811
+    draft = ArticleFactory(draft=True)
+    url = make_link(writer, draft)
+    link = PreviewLink.objects.get()
+    form = writer.get(change_url(draft)).content.decode()
+    assert f"/preview-link/{link.pk}/revoke/" in form
+    writer.post(change_url(draft).replace("change/", f"preview-link/{link.pk}/revoke/"))
+    assert Client().get(url).status_code == 410
+    history = writer.get(change_url(draft).replace("change/", "history/")).content.decode()
+    assert "Preview link revoked" in history
+
+
+def test_at_most_a_week_and_only_the_hash_is_kept(writer):  # noqa: F811
+    draft = ArticleFactory(draft=True)
+    url = make_link(writer, draft, hours="10000")
+    link = PreviewLink.objects.get()
+    assert link.expires_at <= timezone.now() + timedelta(days=7)
+    token = url.rstrip("/").rsplit("/", 1)[1]
+    assert token not in link.token_hash
+    assert Client().get("/preview/not-a-token/").status_code == 404
+
+
+def test_only_who_may_change_the_article_makes_a_link(make_client):  # noqa: F811
+    published = ArticleFactory()
+    someone = make_client("writer", "wanda")
+    response = someone.post(change_url(published).replace("change/", "preview-link/"))
+    assert response.status_code == 403
+    assert not PreviewLink.objects.exists()
