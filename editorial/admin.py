@@ -29,7 +29,7 @@ from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import conversation, keeping, previews, queues, workflow
+from . import conversation, invitations, keeping, previews, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -38,7 +38,7 @@ from .forms import (
     ScheduleForm,
     SourceFormSet,
 )
-from .models import FactsDue
+from .models import FactsDue, Invitation
 from .preview import preview_document
 from .prose_diff import prose_diff
 from .roles import can_publish
@@ -876,3 +876,46 @@ class TagAdmin(admin.ModelAdmin):
 
 
 from . import image_admin, sources_admin  # noqa: E402, F401 - more of the admin
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """People invited into the newsroom by e-mail, with their role."""
+
+    list_display = ["email", "role", "invited_by", "created_at", "state"]
+    fields = ["email", "name", "role"]
+
+    @admin.display(description="state")
+    def state(self, invitation):
+        if invitation.accepted_at:
+            return f"Joined as {invitation.user} on {invitation.accepted_at:%-d %B %Y}"
+        if invitation.expires_at <= timezone.now():
+            return "Expired"
+        return f"Waiting, until {timezone.localtime(invitation.expires_at):%-d %B %Y}"
+
+    def has_module_permission(self, request):
+        return request.user.has_perm("auth.add_user")
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm("auth.add_user")
+
+    def has_add_permission(self, request):
+        return request.user.has_perm("auth.add_user")
+
+    def has_change_permission(self, request, obj=None):
+        return False  # an invitation is sent as it is; a new one replaces it
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.has_perm("auth.add_user")
+
+    def save_model(self, request, obj, form, change):
+        invitations.invite(obj, request.user, request)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self.message_user(
+            request,
+            f"Invitation sent to {obj.email} as {obj.get_role_display().lower()}: the link "
+            f"in it works for {invitations.DAYS} days.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:editorial_invitation_changelist"))

@@ -128,3 +128,35 @@ class PreviewLink(models.Model):
 
     def __str__(self):
         return f"Preview of {self.article_id} until {self.expires_at}"
+
+
+class Invitation(models.Model):
+    """Someone asked to join the newsroom as a writer or an editor: the e-mail they are
+    sent links to a page where they choose their name and password (editorial.invitations).
+    Only the token's hash is kept."""
+
+    class Role(models.TextChoices):
+        WRITER = "Writers", "Writer"
+        EDITOR = "Editors", "Editor"
+
+    email = models.EmailField("e-mail address")
+    name = models.CharField(max_length=150, blank=True, help_text="How to greet them.")
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.WRITER)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        editable=False,
+    )  # fmt: skip
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(editable=False)
+    accepted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="invitation", editable=False,
+    )  # fmt: skip
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.email} as {self.get_role_display().lower()}"

@@ -1,13 +1,18 @@
-"""The newsroom's one public address: a draft shown through a preview link
-(editorial.previews), to someone outside the newsroom."""
+"""The newsroom's public addresses: a draft shown through a preview link
+(editorial.previews) to someone outside the newsroom, and the page where an invited
+person joins it (editorial.invitations)."""
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.forms import UserCreationForm
+from django.db import transaction
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from news import fragments
 from news.models import Article
 
-from . import previews
+from . import invitations, previews
 
 
 def shared_preview(request, token):
@@ -31,4 +36,49 @@ def shared_preview(request, token):
     response["Cache-Control"] = "no-store, private"
     response["X-Robots-Tag"] = "noindex, nofollow"
     response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+class JoinForm(UserCreationForm):
+    """The invited person's user name and password (Django's password rules)."""
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ["username", "first_name"]
+        labels = {"first_name": "Your name, as colleagues see it"}
+
+
+def accept_invitation(request, token):
+    invitation, problem = invitations.find(token)
+    if problem == "unknown":
+        raise Http404("No such invitation.")
+    if problem is not None:
+        response = render(
+            request, "editorial/invitation_gone.html", {"invitation": invitation, "why": problem},
+            status=410,
+        )  # fmt: skip
+    else:
+        suggested = invitation.email.split("@")[0].lower()
+        form = JoinForm(
+            request.POST or None, initial={"username": suggested, "first_name": invitation.name}
+        )
+        if request.method == "POST" and form.is_valid():
+            with transaction.atomic():
+                user = form.save()
+                invitations.accept(invitation, user)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(
+                request,
+                f"Welcome to the newsroom, {user.get_full_name() or user.get_username()}: "
+                f"you are in as {invitation.get_role_display().lower()}.",
+            )
+            return redirect("admin:index")
+        response = render(
+            request, "editorial/invitation.html", {"invitation": invitation, "form": form}
+        )
+    response["Cache-Control"] = "no-store, private"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    # Its address (the token) sent to no other site; same-origin, since "no-referrer"
+    # makes the browser send "Origin: null" with the form, which CSRF checks refuse.
+    response["Referrer-Policy"] = "same-origin"
     return response

@@ -4,7 +4,7 @@ from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
 from background.views import health
-from editorial.views import shared_preview
+from editorial.views import accept_invitation, shared_preview
 from images.views import media
 from news.dependencies import FEEDS
 from news.sitemaps import SITEMAPS
@@ -30,6 +30,8 @@ urlpatterns = [
     path("search/", include("search.urls")),
     # A draft shown to an outside reviewer through a preview link (editorial.previews).
     path("preview/<str:token>/", shared_preview, name="shared-preview"),
+    # An invited person chooses their name and password (editorial.invitations).
+    path("join/<str:token>/", accept_invitation, name="invitation"),
     # For load balancers and monitors: the database and the task queue (background.views).
     path("health/", health, name="health"),
     # Prometheus, from METRICS_ALLOWED_ADDRESSES only (skillo.metrics).

@@ -255,3 +255,31 @@ def test_a_preview_link_opens_the_draft_outside_then_is_revoked(new_page, site, 
         expect(editor.locator(".messagelist")).to_contain_text("revoked")
         assert outsider.goto(url).status == 410
         expect(outsider.locator("main h1")).to_have_text("This preview link has been withdrawn")
+
+
+def test_an_invitation_is_accepted(new_page, site, artifacts, mailoutbox):
+    import re
+
+    from tests.background_tasks import run_queued
+
+    admin = log_in(new_page, site, "admin")
+    guest = new_page()
+    with screenshots_on_failure(artifacts, "invitation", admin, guest):
+        admin.goto(f"{site}/admin/editorial/invitation/add/")
+        admin.fill("#id_email", "linus@example.org")
+        admin.fill("#id_name", "Linus")
+        admin.select_option("#id_role", "Writers")
+        admin.click("input[name=_save]")
+        expect(admin.locator(".messagelist")).to_contain_text(
+            "Invitation sent to linus@example.org as writer"
+        )
+        run_queued()
+        (message,) = [m for m in mailoutbox if m.to == ["linus@example.org"]]
+        link = re.search(r"(https?://\S+/join/\S+/)", message.body).group(1)
+        guest.goto(link)
+        expect(guest.locator("#id_username")).to_have_value("linus")
+        guest.fill("#id_password1", "a-long-passphrase-2026")
+        guest.fill("#id_password2", "a-long-passphrase-2026")
+        guest.get_by_role("button", name="Join the newsroom").click()
+        expect(guest.locator(".messagelist")).to_contain_text("you are in as writer")
+        expect(guest.locator("#user-tools")).to_contain_text("Linus")

@@ -1,0 +1,58 @@
+"""Inviting people into the newsroom: an admin names an address and a role; the person
+gets an e-mail (through the task queue) with a link, valid for DAYS days, to a page
+where they choose a user name and a password, and arrive in the admin with that role."""
+
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth.models import Group
+from django.urls import reverse
+from django.utils import timezone
+
+from .models import Invitation
+from .previews import digest
+from .tasks import send_workflow_mail
+
+DAYS = 7
+
+
+def invite(invitation, by, request):
+    """Give ``invitation`` (unsaved) its token, save it and queue its e-mail."""
+    token = secrets.token_urlsafe(32)
+    invitation.token_hash = digest(token)
+    invitation.invited_by = by
+    invitation.expires_at = timezone.now() + timedelta(days=DAYS)
+    invitation.save()
+    link = request.build_absolute_uri(reverse("invitation", args=[token]))
+    inviter = by.get_full_name() or by.get_username()
+    greeting = f"Hello {invitation.name}," if invitation.name else "Hello,"
+    body = (
+        f"{greeting}\n\n{inviter} invites you to Skillo's newsroom as "
+        f"{invitation.get_role_display().lower()}.\n\nChoose your user name and password "
+        f"here (the link works for {DAYS} days, once):\n{link}\n"
+    )
+    send_workflow_mail.enqueue("[Skillo] You are invited to the newsroom", body, [invitation.email])
+    return token
+
+
+def find(token):
+    """(the invitation, None) if it can be accepted; (it or None, why not) otherwise."""
+    invitation = Invitation.objects.filter(token_hash=digest(token)).first()
+    if invitation is None:
+        return None, "unknown"
+    if invitation.accepted_at is not None:
+        return invitation, "accepted"
+    if invitation.expires_at <= timezone.now():
+        return invitation, "expired"
+    return invitation, None
+
+
+def accept(invitation, user):
+    """``user`` (just made) joins with the invitation's role."""
+    user.is_staff = True
+    user.email = invitation.email
+    user.save(update_fields=["is_staff", "email"])
+    user.groups.add(Group.objects.get(name=invitation.role))
+    invitation.accepted_at = timezone.now()
+    invitation.user = user
+    invitation.save(update_fields=["accepted_at", "user"])

@@ -1,0 +1,85 @@
+"""Inviting people: an admin invites a writer or an editor by e-mail (sent through a real
+SMTP server); the link lets them choose a user name and password, once, for a week, and
+they arrive in the admin with that role."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from editorial.models import Invitation
+
+from .background_tasks import run_queued
+from .mail_server import mail_server  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.django_db
+STRONG = "correct-horse-battery-42"
+
+
+@pytest.fixture
+def admin(django_user_model):
+    user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def invite(admin, mail_server, role="Editors"):  # noqa: F811
+    response = admin.post(
+        "/admin/editorial/invitation/add/",
+        {"email": "grace@example.org", "name": "Grace", "role": role},
+        follow=True,
+    )
+    named = {"Editors": "editor", "Writers": "writer"}[role]
+    assert f"Invitation sent to grace@example.org as {named}" in response.content.decode()
+    run_queued()
+    (message,) = mail_server.to("grace@example.org")
+    body = message.get_payload(decode=True).decode()
+    return re.search(r"http://testserver(/join/[^/\s]+/)", body).group(1), body
+
+
+def test_an_invited_editor_chooses_a_password_and_arrives_with_the_role(admin, mail_server):  # noqa: F811
+    path, body = invite(admin, mail_server)
+    assert "Hello Grace," in body and "as editor" in body
+    guest = Client()
+    page = guest.get(path).content.decode()
+    assert 'value="grace"' in page  # a user name suggested from the address
+    response = guest.post(
+        path, {"username": "grace", "first_name": "Grace H", "password1": STRONG,
+               "password2": STRONG}, follow=True,
+    )  # fmt: skip
+    assert "Welcome to the newsroom, Grace H: you are in as editor." in response.content.decode()
+    user = get_user_model().objects.get(username="grace")
+    assert user.is_staff and user.email == "grace@example.org"
+    assert user.has_perm("news.publish_article")
+    assert guest.get(path).status_code == 410  # once
+
+
+def test_a_weak_password_is_refused_and_nothing_is_made(admin, mail_server):  # noqa: F811
+    path, _ = invite(admin, mail_server, role="Writers")
+    response = Client().post(path, {"username": "grace", "password1": "123", "password2": "123"})
+    assert response.status_code == 200
+    assert "This password is too short" in response.content.decode()
+    assert not get_user_model().objects.filter(username="grace").exists()
+    assert Invitation.objects.get().accepted_at is None
+
+
+def test_an_invitation_expires_after_a_week(admin, mail_server, time_machine):  # noqa: F811
+    path, _ = invite(admin, mail_server)
+    time_machine.move_to(timezone.now() + timedelta(days=7, minutes=1))
+    gone = Client().get(path)
+    assert gone.status_code == 410
+    assert "This invitation has expired" in gone.content.decode()
+
+
+def test_only_those_who_may_add_users_invite(django_user_model):
+    from django.contrib.auth.models import Group
+
+    editor = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client = Client()
+    client.force_login(editor)
+    assert client.get("/admin/editorial/invitation/add/").status_code == 403
