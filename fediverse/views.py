@@ -200,6 +200,14 @@ def inbox(request, pk=None):
     if request.resolver_match.url_name != "shared-inbox":
         local_actor(request)
     try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > settings.SKILLO_FEDIVERSE_MAX_ACTIVITY:
+        # Refused before the body is read.
+        limit = settings.SKILLO_FEDIVERSE_MAX_ACTIVITY
+        return problem(413, f"Activities are accepted up to {limit} bytes.")
+    try:
         remote, activity = authenticate(request, request.body)
         done = handle(activity, remote)
     except Problem as refused:
