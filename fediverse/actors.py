@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from images.renditions import page_renditions
 from news.authors import author_pk
-from news.models import Tag
+from news.models import Article, Tag
 from news.paths import author_path, tag_path
 from people.models import Author
 
@@ -118,14 +118,22 @@ def find(name):
     author = Author.objects.filter(slug=name).first()
     if author is not None:
         return author_actor(author)
-    tag = Tag.objects.filter(slug=name).first()
+    tag = public_topic(Tag.objects.filter(slug=name).first())
     if tag is not None and topic_username(tag) == name:
         return topic_actor(tag)
     if name.endswith(TOPIC_SUFFIX):
-        tag = Tag.objects.filter(slug=name.removesuffix(TOPIC_SUFFIX)).first()
+        tag = public_topic(Tag.objects.filter(slug=name.removesuffix(TOPIC_SUFFIX)).first())
         if tag is not None and topic_username(tag) == name:
             return topic_actor(tag)
     return None
+
+
+def public_topic(tag):
+    """``tag`` if readers can see it (it has a public article, as its page asks), else
+    None: a topic of drafts alone is nobody's to follow yet."""
+    if tag is None or not Article.objects.published().filter(tags=tag).exists():
+        return None
+    return tag
 
 
 def actor_path(actor):
@@ -238,6 +246,6 @@ def actor_from_match(match):
         author = Author.objects.filter(pk=pk).first()
         return author_actor(author) if author else None
     if match.url_name.startswith("topic"):
-        tag = Tag.objects.filter(pk=pk).first()
+        tag = public_topic(Tag.objects.filter(pk=pk).first())
         return topic_actor(tag) if tag else None
     return None

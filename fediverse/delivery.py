@@ -140,8 +140,20 @@ def deliver(delivery_id):
 
 @task
 def deliver_many(delivery_ids):
-    """Send each delivery in turn; one that was sent before (a retried batch) is skipped."""
-    return [send(delivery_id) for delivery_id in delivery_ids]
+    """Send each delivery in turn; one that was sent before (a retried batch) is skipped,
+    and one that cannot be sent at all fails alone, not the batch."""
+    return [send_or_fail(delivery_id) for delivery_id in delivery_ids]
+
+
+def send_or_fail(delivery_id):
+    try:
+        return send(delivery_id)
+    except Exception as error:  # an address httpx cannot even parse, say
+        failing = Delivery.objects.filter(pk=delivery_id, state=Delivery.State.PENDING)
+        failing.update(
+            state=Delivery.State.FAILED, last_error=f"{type(error).__name__}: {error}"[:300]
+        )
+        return "failed"
 
 
 def send(delivery_id):
@@ -169,7 +181,7 @@ def send(delivery_id):
     except Refused as refused:
         finish(delivery, Delivery.State.FAILED, f"Refused: {refused}")
         return "refused"
-    except (httpx.HTTPError, OSError) as network:
+    except (httpx.HTTPError, httpx.InvalidURL, OSError, UnicodeError) as network:
         status, error = None, f"{type(network).__name__}: {network}"
     if not error:
         finish(delivery, Delivery.State.DELIVERED)

@@ -67,11 +67,9 @@ def authenticate(request, body):
         raise Problem(401, "The signature's key id is not a URL.")
     if is_blocked_domain(domain):
         raise Problem(403, f"{domain} is blocked on this server.")
-    if over_rate(domain):
-        raise Problem(429, f"Too many activities from {domain}; try again in a minute.")
     try:
         activity = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise Problem(400, "The body is not JSON.") from None
     if not isinstance(activity, dict) or not isinstance(activity.get("type"), str):
         raise Problem(400, "The body is not an activity (no type).")
@@ -86,6 +84,12 @@ def authenticate(request, body):
                 raise Problem(401, "The signature does not verify with the actor's key.")
     except FetchFailed as failure:
         raise Problem(401, f"The signing key could not be fetched: {failure}") from None
+    except Refused as refused:
+        raise Problem(refused.status, str(refused)) from None
+    # Counted once the instance is known to be who it says: forged requests naming a
+    # big instance cannot use up its allowance.
+    if over_rate(domain):
+        raise Problem(429, f"Too many activities from {domain}; try again in a minute.")
     if remote.uri != actor_uri:
         raise Problem(401, f"The key belongs to {remote.uri}, not to the activity's actor.")
     if remote.blocked:

@@ -1,12 +1,14 @@
 """Other servers' actors: fetched (signed, as servers in secure mode ask), checked, and
 kept as RemoteActor rows. Every fetch goes through outbound's address checks."""
 
+import hashlib
 import json
 from datetime import timedelta
 from urllib.parse import urldefrag, urlsplit
 
 import httpx
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from outbound.client import Refused as AddressRefused
@@ -21,6 +23,8 @@ MAX_DOCUMENT = 1024 * 1024
 # A key is fetched again on a failed verification (the actor may have changed keys), at
 # most this often: forged requests must not make Skillo fetch a key on each.
 REFETCH_AFTER = timedelta(minutes=1)
+# A key that could not be fetched is not asked for again for this long (seconds).
+FAILED_FOR = 300
 
 
 class FetchFailed(Exception):
@@ -28,7 +32,30 @@ class FetchFailed(Exception):
 
 
 def domain_of(uri):
-    return (urlsplit(uri).hostname or "").lower()
+    """The host of ``uri``, lowercased; "" for anything that is not a URL with one."""
+    if not isinstance(uri, str):
+        return ""
+    try:
+        return (urlsplit(uri).hostname or "").lower()
+    except ValueError:  # "https://[x": not a URL
+        return ""
+
+
+def usable_url(value):
+    """Whether ``value`` is an http(s) address a request can be made to (a port that is
+    a number, a host of ASCII letters), short enough to keep."""
+    if (
+        not isinstance(value, str)
+        or len(value) > 500
+        or not value.startswith(("https://", "http://"))
+    ):
+        return False
+    try:
+        url = httpx.URL(value)
+        url.port  # noqa: B018 (raises for a port that is not a number)
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        return False
+    return bool(domain_of(value)) and value.isascii()
 
 
 def is_blocked_domain(domain):
@@ -40,8 +67,8 @@ def is_blocked_domain(domain):
 
 def fetch_json(url):
     """The ActivityStreams document at ``url``, fetched with the site actor's signature."""
-    if urlsplit(url).scheme not in {"http", "https"}:
-        raise FetchFailed(f"{url} is not an http(s) address")
+    if not usable_url(url):
+        raise FetchFailed(f"{url} is not a usable http(s) address")
     site = site_actor()
     headers = sign("GET", url, site.private_key_pem, key_id(site), headers={"Accept": ACCEPT})
     headers["User-Agent"] = settings.SKILLO_FEDIVERSE_USER_AGENT
@@ -50,11 +77,11 @@ def fetch_json(url):
             if response.status_code != 200:
                 raise FetchFailed(f"{url} answered {response.status_code}")
             body = read_limited(response, MAX_DOCUMENT)
-    except (httpx.HTTPError, AddressRefused, TooLarge) as error:
+    except (httpx.HTTPError, httpx.InvalidURL, AddressRefused, TooLarge, UnicodeError) as error:
         raise FetchFailed(f"{url}: {error}") from None
     try:
         document = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise FetchFailed(f"{url} did not answer JSON") from None
     if not isinstance(document, dict):
         raise FetchFailed(f"{url} did not answer a JSON object")
@@ -74,25 +101,32 @@ def ident(value):
 
 def store_actor(uri, document):
     """A RemoteActor from the actor ``document`` fetched at ``uri``."""
-    if document.get("id") != uri or domain_of(uri) != domain_of(document.get("inbox", "")):
+    inbox = document.get("inbox")
+    if not usable_url(uri) or not usable_url(inbox):
+        raise FetchFailed(f"{uri} has no usable address or inbox")
+    if document.get("id") != uri or domain_of(uri) != domain_of(inbox):
         raise FetchFailed(f"{uri} answered another actor, or an inbox on another server")
     key = document.get("publicKey")
     key = first(key) if isinstance(key, list) else key
     if not isinstance(key, dict) or ident(key.get("owner")) != uri:
         raise FetchFailed(f"{uri} has no public key of its own")
+    if not isinstance(key.get("id"), str) or domain_of(key["id"]) != domain_of(uri):
+        raise FetchFailed(f"{uri} names a key on another server")
+    if not isinstance(key.get("publicKeyPem"), str):
+        raise FetchFailed(f"{uri} has no public key")
     endpoints = document.get("endpoints") if isinstance(document.get("endpoints"), dict) else {}
     shared = endpoints.get("sharedInbox") or ""
-    if shared and domain_of(shared) != domain_of(uri):
+    if not usable_url(shared) or domain_of(shared) != domain_of(uri):
         shared = ""
     fields = {
         "domain": domain_of(uri),
         "inbox": document["inbox"],
         "shared_inbox": shared,
-        "key_id": key.get("id", ""),
-        "public_key_pem": key.get("publicKeyPem", ""),
+        "key_id": key["id"][:500],
+        "public_key_pem": key["publicKeyPem"][:10_000],
         "username": str(document.get("preferredUsername") or "")[:200],
         "name": str(document.get("name") or "")[:200],
-        "url": url if isinstance(url := ident(document.get("url")), str) else "",
+        "url": url if usable_url(url := ident(document.get("url"))) else "",
         "fetched_at": timezone.now(),
     }
     actor, _ = RemoteActor.objects.update_or_create(uri=uri, defaults=fields)
@@ -106,13 +140,25 @@ def fetch_actor(uri):
 def actor_for_key(key_id_url, refresh=False):
     """The RemoteActor whose key ``key_id_url`` names: kept, or fetched (``refresh``:
     fetched again unless it was a moment ago)."""
-    actor = RemoteActor.objects.filter(key_id=key_id_url).first()
+    actor = RemoteActor.objects.filter(key_id=key_id_url, domain=domain_of(key_id_url)).first()
     if actor is not None and not refresh:
         return actor
     if actor is not None and timezone.now() - actor.fetched_at < REFETCH_AFTER:
         return actor
     if is_blocked_domain(domain_of(key_id_url)):
         raise FetchFailed("blocked")
+    failed = f"fediverse:key-failed:{hashlib.sha256(key_id_url.encode()).hexdigest()}"
+    if cache.get(failed):
+        # Fetched and refused a moment ago: requests naming it do not each fetch it again.
+        raise FetchFailed(f"the key {key_id_url} could not be fetched a moment ago")
+    try:
+        return fetch_key_owner(key_id_url)
+    except FetchFailed:
+        cache.set(failed, 1, timeout=FAILED_FOR)
+        raise
+
+
+def fetch_key_owner(key_id_url):
     document = fetch_json(urldefrag(key_id_url).url)
     if document.get("type") in {"Key", "CryptographicKey"} or "owner" in document:
         owner = ident(document.get("owner"))
@@ -123,7 +169,9 @@ def actor_for_key(key_id_url, refresh=False):
         key_id_url
     ):
         raise FetchFailed(f"the key {key_id_url} belongs to an actor on another server")
-    actor = store_actor(document["id"], document)
-    if actor.key_id != key_id_url:
-        raise FetchFailed(f"{actor.uri} does not own the key {key_id_url}")
-    return actor
+    key = document.get("publicKey")
+    key = first(key) if isinstance(key, list) else key
+    if not isinstance(key, dict) or key.get("id") != key_id_url:
+        # Checked before anything is kept: a refused key leaves no row behind.
+        raise FetchFailed(f"{document['id']} does not own the key {key_id_url}")
+    return store_actor(document["id"], document)

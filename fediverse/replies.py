@@ -51,7 +51,8 @@ def article_at(uri):
     except Resolver404:
         return None
     if match.view_name == "fediverse:article":
-        return match.kwargs["pk"]
+        pk = match.kwargs["pk"]
+        return pk if pk < 2**63 else None
     if match.view_name == "news:article":
         slug = match.kwargs["slug"]
         pk = Article.objects.filter(slug=slug).values_list("pk", flat=True).first()
@@ -62,7 +63,10 @@ def article_at(uri):
 
 
 def when(value):
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    try:
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:  # "2024-13-01T00:00:00Z": the shape of a date, not a date
+        parsed = None
     if parsed is None or timezone.is_naive(parsed):
         return timezone.now()
     return parsed
@@ -108,13 +112,18 @@ def received_update(note, remote):
     reply = Reply.objects.filter(uri=note.get("id"), remote=remote).first()
     if reply is None:
         return "ignored"
+    was_shown = reply.state == Reply.State.APPROVED
     for name, value in note_fields(note).items():
         setattr(reply, name, value)
     reply.updated_at = when(note.get("updated"))
+    if was_shown:
+        # Edited text is read again before it is shown: an approved reply cannot be
+        # turned into something else afterwards.
+        reply.state = Reply.State.PENDING
     reply.save()
-    if reply.state == Reply.State.APPROVED:
+    if was_shown:
         purge_replies(reply.article_id)
-    return "reply updated"
+    return "reply updated, held for moderation again"
 
 
 def received_delete(uri, remote):
@@ -133,7 +142,7 @@ COUNTERS = {"Like": "likes", "Announce": "boosts"}
 def counted(kind, obj, change):
     """A Like or Announce of an article (``change`` +1), or its Undo (-1)."""
     article_id = article_at(ident(obj))
-    if article_id is None:
+    if article_id is None or not Article.objects.published().filter(pk=article_id).exists():
         return "ignored"
     field = COUNTERS[kind]
     ArticleState.objects.get_or_create(article_id=article_id)

@@ -16,13 +16,14 @@ from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from django.conf import settings
 from django.utils.http import http_date
 from http_message_signatures import HTTPMessageVerifier, algorithms
 from http_message_signatures.digests import ContentDigest
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
 from http_message_signatures.resolvers import HTTPSignatureKeyResolver
+from http_sf.compat import InnerList
 
 from .keys import load_private, load_public
 
@@ -35,6 +36,13 @@ class Refused(Exception):
     def __init__(self, message, status=401):
         super().__init__(message)
         self.status = status
+
+
+def load_public_or_none(pem):
+    try:
+        return load_public(pem)
+    except (ValueError, TypeError):
+        return None
 
 
 def body_digest(body):
@@ -65,6 +73,8 @@ def sign(method, url, private_key_pem, key_id, body=None, headers=None):
 
 
 def within_window(moment, what):
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # "-0000": UTC, of unknown origin (RFC 5322)
     window = settings.SKILLO_FEDIVERSE_SIGNATURE_WINDOW
     skew = abs((datetime.now(UTC) - moment).total_seconds())
     if skew > window:
@@ -103,18 +113,22 @@ class Signed:
     def __init__(self, request, body):
         self.request, self.body = request, body
         headers = request.headers
-        if "Signature-Input" in headers:
-            self.kind = "rfc9421"
-            self._parse_rfc9421()
-        elif "Signature" in headers:
-            self.kind = "cavage"
-            self._parse_cavage()
-        else:
-            raise Refused("The request is not signed (no Signature header).")
-        # What a replay would repeat exactly.
-        self.fingerprint = hashlib.sha256(
-            (headers.get("Signature", "") + headers.get("Signature-Input", "")).encode()
-        ).hexdigest()
+        try:
+            if "Signature-Input" in headers:
+                self.kind = "rfc9421"
+                self._parse_rfc9421()
+            elif "Signature" in headers:
+                self.kind = "cavage"
+                self._parse_cavage()
+            else:
+                raise Refused("The request is not signed (no Signature header).")
+        except (ValueError, TypeError, OverflowError, KeyError):
+            # Numbers that are not numbers, times beyond any calendar, values of the
+            # wrong shape: a malformed signature, never a 500.
+            raise Refused("The signature is malformed.") from None
+        # What a replay would repeat: the key and the signature's bytes (not the header's
+        # text, which a replay could reword: another label, an extra parameter).
+        self.fingerprint = hashlib.sha256(self.key_id.encode() + b"\0" + self.signature).hexdigest()
 
     # draft-cavage
     def _parse_cavage(self):
@@ -177,8 +191,11 @@ class Signed:
             raise Refused("The Signature-Input header is malformed.") from None
         if len(labels) != 1:
             raise Refused("Exactly one signature is accepted.")
-        (params,) = [node.params for node in labels.values()]
-        covered = {str(item.value) for node in labels.values() for item in node}
+        ((label, node),) = labels.items()
+        if not isinstance(node, InnerList):
+            raise Refused("The Signature-Input member must be a list of components.")
+        params = node.params
+        covered = {str(item.value) for item in node}
         if "keyid" not in params:
             raise Refused("The signature names no keyid.")
         if "created" not in params:
@@ -196,12 +213,24 @@ class Signed:
             except HTTPMessageSignaturesException:
                 raise Refused("The Content-Digest header does not match the body.") from None
         self.key_id = str(params["keyid"])
+        try:
+            signatures = HTTPMessageVerifier._parse_signature_dictionary(
+                self.request.headers.get("Signature", "")
+            )
+            self.signature = signatures[label].value
+        except Exception:
+            raise Refused("The Signature header is malformed or names another label.") from None
+        if not isinstance(self.signature, bytes):
+            raise Refused("The signature is not a byte sequence.")
 
     def verify(self, public_key_pem):
         """True if the key of ``public_key_pem`` made this signature."""
         if self.kind == "cavage":
+            key = load_public_or_none(public_key_pem)
+            if not isinstance(key, rsa.RSAPublicKey):
+                return False  # only RSA keys sign rsa-sha256 and hs2019 as Mastodon does
             try:
-                load_public(public_key_pem).verify(
+                key.verify(
                     self.signature,
                     self._cavage_text().encode(),
                     padding.PKCS1v15(),
@@ -224,7 +253,7 @@ class Signed:
         verifier.max_clock_skew = _seconds(settings.SKILLO_FEDIVERSE_SIGNATURE_WINDOW)
         try:
             verifier.verify(message)
-        except HTTPMessageSignaturesException:
+        except (HTTPMessageSignaturesException, ValueError, TypeError):
             return False
         return True
 

@@ -6,7 +6,7 @@ import re
 from importlib.metadata import PackageNotFoundError, version
 
 from django.conf import settings
-from django.core.paginator import EmptyPage, Paginator
+from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -39,7 +39,8 @@ except PackageNotFoundError:
     SOFTWARE_VERSION = "0"
 ACTIVITY_JSON = "application/activity+json; charset=utf-8"
 OUTBOX_PAGE = 20
-ACCT = re.compile(r"^acct:@?(?P<name>[^@\s]+)@(?P<host>[^@\s]+)$")
+# A name is a slug (or the site's name); anything else is not one of Skillo's actors.
+ACCT = re.compile(r"^acct:@?(?P<name>[-\w.]{1,150})@(?P<host>[-\w.:\[\]]{1,255})$", re.ASCII)
 
 
 def as_response(document, status=200):
@@ -109,7 +110,7 @@ def object_for_page(request, kind, slug):
         if author is None:
             return problem(404, "No such author.")
         return as_response(actors.document(author_actor(author)))
-    tag = Tag.objects.filter(slug=slug).first()
+    tag = actors.public_topic(Tag.objects.filter(slug=slug).first())
     if tag is None:
         return problem(404, "No such topic.")
     return as_response(actors.document(topic_actor(tag)))
@@ -164,7 +165,7 @@ def outbox(request, pk=None):
         )
     try:
         page = paginator.page(number)
-    except (EmptyPage, ValueError, TypeError):
+    except (InvalidPage, ValueError, TypeError):
         raise Http404("No such page.") from None
     items = [
         {

@@ -6,6 +6,7 @@ One client per process, kept: its pool reuses connections to a server (a deliver
 to 500 instances makes 500 connections, not one per activity)."""
 
 import threading
+import time
 
 import httpx
 
@@ -14,6 +15,7 @@ from .addresses import PinnedSyncTransport, Refused
 __all__ = ["Refused", "TooLarge", "client", "read_limited"]
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+TOTAL_SECONDS = 20
 
 _local = threading.local()
 
@@ -31,16 +33,22 @@ def client():
             transport=PinnedSyncTransport(limits),
             timeout=TIMEOUT,
             follow_redirects=False,
+            # A proxy from the environment would connect for us, past the address checks.
+            trust_env=False,
         )
     return found
 
 
-def read_limited(response, limit):
-    """The body of a streamed ``response``, or TooLarge past ``limit`` bytes."""
+def read_limited(response, limit, seconds=TOTAL_SECONDS):
+    """The body of a streamed ``response``, or TooLarge past ``limit`` bytes or past
+    ``seconds`` in all (the timeout is per read: a byte every 9 s would never end)."""
     chunks, size = [], 0
+    deadline = time.monotonic() + seconds
     for chunk in response.iter_bytes():
         size += len(chunk)
         if size > limit:
             raise TooLarge(f"the answer is over {limit} bytes")
+        if time.monotonic() > deadline:
+            raise TooLarge(f"the answer took over {seconds} s")
         chunks.append(chunk)
     return b"".join(chunks)

@@ -182,3 +182,62 @@ def test_an_rfc_9421_signature_is_accepted(client, remote):
     )
     assert response.status_code == 202, response.content
     assert Follower.objects.get().remote.uri == remote.actor_id("alice")
+
+
+A_KEY = "https://a.example/k"
+MALFORMED = [
+    {"Date": "Tue, 15 Nov 1994 08:12:31 -0000"},
+    {"Signature": 'keyId="https://[x/k",headers="(request-target) date",signature="AA=="'},
+    {
+        "Signature": f'keyId="{A_KEY}",created=99999999999999999999,'
+        'headers="(request-target) (created) digest",signature="AA=="'
+    },
+    {"Signature-Input": f'sig1=1;keyid="{A_KEY}";created=1', "Signature": "sig1=:AA==:"},
+    {
+        "Signature-Input": f'sig1=("@method");keyid="{A_KEY}";created="x"',
+        "Signature": "sig1=:AA==:",
+    },
+]
+
+
+@pytest.mark.parametrize("headers", MALFORMED)
+def test_malformed_signatures_get_a_4xx_never_a_500(client, remote, headers):
+    remote.add("alice")
+    body = json.dumps(follow_of(remote, "alice")).encode()
+    signed = remote.cavage_headers("alice", SITE + "/ap/inbox", body)
+    response = client.post(
+        "/ap/inbox", data=body, content_type=ACTIVITY, headers={**signed, **headers}
+    )
+    assert 400 <= response.status_code < 500
+    assert not Follower.objects.exists()
+
+
+def test_a_deeply_nested_body_gets_a_400(client, remote):
+    remote.add("alice")
+    body = b"[" * 100_000
+    headers = remote.cavage_headers("alice", SITE + "/ap/inbox", body)
+    response = client.post("/ap/inbox", data=body, content_type=ACTIVITY, headers=headers)
+    assert response.status_code == 400
+
+
+def test_a_replay_reworded_is_still_a_replay(client, remote):
+    remote.add("alice")
+    body = json.dumps(follow_of(remote, "alice")).encode()
+    headers = remote.cavage_headers("alice", SITE + "/ap/inbox", body)
+    first = client.post("/ap/inbox", data=body, content_type=ACTIVITY, headers=headers)
+    assert first.status_code == 202
+    reworded = {**headers, "Signature": headers["Signature"].replace("rsa-sha256", "hs2019")}
+    again = client.post("/ap/inbox", data=body, content_type=ACTIVITY, headers=reworded)
+    assert again.status_code == 401 and "replay" in again.json()["error"]
+
+
+def test_forged_requests_do_not_use_up_an_instances_allowance(client, remote, settings):
+    settings.SKILLO_FEDIVERSE_RATE_PER_MINUTE = 1
+    remote.add("alice")
+    remote.add("mallory")
+    alice = remote.key_id("alice")
+    for n in range(3):  # badly signed, in the instance's name
+        forged = {**follow_of(remote, "alice"), "id": f"{remote.actor_id('alice')}#x{n}"}
+        post_activity(client, remote, "mallory", "/ap/inbox", forged, key_id=alice)
+    real = post_activity(client, remote, "alice", "/ap/inbox", follow_of(remote, "alice"))
+    assert real.status_code == 202

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from fediverse.models import ArticleState, BlockedDomain, Follower, RemoteActor, Reply
+from fediverse.replies import purge_replies
 from news.models import Article
 
 from ..factories import ArticleFactory, UserFactory
@@ -77,6 +78,11 @@ def test_the_authors_update_and_delete_are_followed(client, remote):
     update = {"id": f"{actor}#u", "type": "Update", "actor": actor,
               "object": {**note, "content": "<p>Great write-up, corrected.</p>"}}  # fmt: skip
     post_activity(client, remote, "alice", "/ap/inbox", update)
+    # Edited after approval: held again until a moderator has read the new text.
+    assert Reply.objects.get().state == Reply.State.PENDING
+    assert "Great write-up, corrected." not in page(client, article)
+    Reply.objects.update(state=Reply.State.APPROVED)
+    purge_replies(article.pk)  # as the admin's approval does
     assert "Great write-up, corrected." in page(client, article)
     delete = {"id": f"{actor}#d", "type": "Delete", "actor": actor,
               "object": {"id": note["id"], "type": "Tombstone"}}  # fmt: skip
