@@ -53,6 +53,7 @@ from bench._server import (
     wrk,
 )
 from bench.fediverse_inboxes import address
+from bench.newsletter import start_worker
 
 WORKLOAD = "bench.fediverse_workload"
 
@@ -85,14 +86,6 @@ class Inboxes:
     def stop(self):
         os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=30)
-
-
-def start_worker(env, name):
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "run_worker", "--interval", "0.1", "--id", name],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
 
 
 def publish(env, folder, label, workers, instances, down, followers, port, server, path):

@@ -2,7 +2,6 @@
 gets an e-mail (through the task queue) with a link, valid for DAYS days, to a page
 where they choose a user name and a password, and arrive in the admin with that role."""
 
-import secrets
 from datetime import timedelta
 
 from django.contrib.auth.models import Group
@@ -10,16 +9,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .models import Invitation
-from .previews import digest
 from .tasks import send_workflow_mail
+from .tokens import digest, new_token
 
 DAYS = 7
 
 
 def invite(invitation, by, request):
     """Give ``invitation`` (unsaved) its token, save it and queue its e-mail."""
-    token = secrets.token_urlsafe(32)
-    invitation.token_hash = digest(token)
+    token, invitation.token_hash = new_token()
     invitation.invited_by = by
     invitation.expires_at = timezone.now() + timedelta(days=DAYS)
     invitation.save()

@@ -2,29 +2,24 @@
 time (at most MAX_HOURS) unless revoked. The token is random, 32 bytes; only its SHA-256
 is stored, so a copy of the database opens no draft."""
 
-import hashlib
-import secrets
 from datetime import timedelta
 
 from django.utils import timezone
 
 from .models import PreviewLink
+from .tokens import digest, new_token
 
 MAX_HOURS = 7 * 24
 CHOICES = [(1, "1 hour"), (24, "1 day"), (72, "3 days"), (MAX_HOURS, "7 days")]
 
 
-def digest(token):
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def make(article, user, hours):
     """A new link's token (shown once) and its row."""
     hours = max(1, min(int(hours), MAX_HOURS))
-    token = secrets.token_urlsafe(32)
+    token, token_hash = new_token()
     link = PreviewLink.objects.create(
         article=article,
-        token_hash=digest(token),
+        token_hash=token_hash,
         created_by=user,
         expires_at=timezone.now() + timedelta(hours=hours),
     )

@@ -13,6 +13,7 @@ from news import fragments
 from news.models import Article
 
 from . import invitations, previews
+from .tokens import kept_by_no_one
 
 
 def shared_preview(request, token):
@@ -32,11 +33,7 @@ def shared_preview(request, token):
             "news/article_detail.html",
             {"article": article, "parts": parts, "around": around, "shared_preview": link},
         )
-    # Kept by no one, indexed by no one, and the address (its token) sent to no one.
-    response["Cache-Control"] = "no-store, private"
-    response["X-Robots-Tag"] = "noindex, nofollow"
-    response["Referrer-Policy"] = "no-referrer"
-    return response
+    return kept_by_no_one(response, "no-referrer")
 
 
 class JoinForm(UserCreationForm):
@@ -76,9 +73,6 @@ def accept_invitation(request, token):
         response = render(
             request, "editorial/invitation.html", {"invitation": invitation, "form": form}
         )
-    response["Cache-Control"] = "no-store, private"
-    response["X-Robots-Tag"] = "noindex, nofollow"
     # Its address (the token) sent to no other site; same-origin, since "no-referrer"
     # makes the browser send "Origin: null" with the form, which CSRF checks refuse.
-    response["Referrer-Policy"] = "same-origin"
-    return response
+    return kept_by_no_one(response, "same-origin")
