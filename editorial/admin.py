@@ -156,6 +156,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             "editorial/inline-order.js",
             "editorial/error-summary.js",
             "editorial/writing-aids.js",
+            "editorial/body-images.js",
         ]
         # The Readers panel (readership's, in the change form's template).
         css = {"all": ["editorial/admin-preview.css", "readership/admin.css"]}

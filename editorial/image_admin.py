@@ -7,8 +7,9 @@ import mimetypes
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import Count
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
@@ -90,6 +91,54 @@ class ImageForm(forms.ModelForm):
         if "upload" in self.fields:
             self.instance.take(self.cleaned_data["upload"], self.checked_upload)
         return super().save(commit)
+
+
+class BodyImageForm(ImageForm):
+    """The article body's drop, paste and insert dialog: a picture already in the library
+    is not an error there but the one to insert (``existing``)."""
+
+    existing = None
+
+    class Meta(ImageForm.Meta):
+        fields = ["alt_text", "decorative", "caption", "credit", "licence"]
+
+    def clean_upload(self):
+        file = self.cleaned_data["upload"]
+        self.checked_upload = check_upload(file)
+        self.existing = Image.objects.filter(sha256=self.checked_upload.sha256).first()
+        return file
+
+
+def labelled_errors(form):
+    """A form's errors as sentences that say where: "Alt text: Describe the picture..."."""
+    lines = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else ""
+        for error in errors:
+            lines.append(f"{label}: {error}" if label else error)
+    return lines
+
+
+def picked(image, **extra):
+    """What the body's image dialog needs of a library image."""
+    if image.renditions_ready:
+        thumb = page_renditions(image, "jpg")[0].url
+    else:
+        thumb = reverse("admin:images_image_original", args=[image.pk])
+    return {
+        "key": image.key,
+        "markdown": f"![](image:{image.key})",
+        "label": str(image),
+        "alt": image.alt,
+        "decorative": image.decorative,
+        "width": image.width,
+        "height": image.height,
+        "thumb": thumb,
+        **extra,
+    }
+
+
+PICK_LIMIT = 24
 
 
 class UsageFilter(admin.SimpleListFilter):
@@ -188,8 +237,49 @@ class ImageAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.original_view),
                 name="images_image_original",
             ),
+            path(
+                "body-upload/",
+                self.admin_site.admin_view(self.body_upload_view),
+                name="images_image_body_upload",
+            ),
+            path("pick/", self.admin_site.admin_view(self.pick_view), name="images_image_pick"),
             *super().get_urls(),
         ]
+
+    def body_upload_view(self, request):
+        """Upload a picture dropped or pasted onto an article's body (or chosen in its
+        dialog) into the library, with the words the dialog asked for; JSON for the
+        dialog: the reference to insert, or each problem in a sentence."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_add_permission(request):
+            return JsonResponse(
+                {"errors": ["You may not add pictures to the library; ask an editor."]},
+                status=403,
+            )
+        form = BodyImageForm(request.POST, request.FILES)
+        valid = form.is_valid()
+        if form.existing is not None:
+            return JsonResponse(picked(form.existing, existing=True))
+        if not valid:
+            return JsonResponse({"errors": labelled_errors(form)}, status=400)
+        try:
+            with transaction.atomic():
+                image = form.save(commit=False)
+                image.uploaded_by = request.user
+                image.save()
+        except Exception as error:
+            if not no_space_left(error):
+                raise
+            return JsonResponse({"errors": [NO_SPACE_LEFT]}, status=507)
+        return JsonResponse(picked(image, existing=False), status=201)
+
+    def pick_view(self, request):
+        """The library's pictures matching ``q`` (the newest first), for the body's dialog."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        images = Image.objects.search(request.GET.get("q", ""))[:PICK_LIMIT]
+        return JsonResponse({"results": [picked(image) for image in images]})
 
     def original_view(self, request, object_id):
         """The uploaded file itself, to the library's users only (it may hold the

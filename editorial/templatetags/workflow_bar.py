@@ -2,6 +2,9 @@ from django import template
 from django.utils import timezone
 
 from editorial import conversation, workflow
+from editorial.image_admin import ACCEPT
+from images.models import Licence
+from images.uploads import ACCEPTED_NAMES
 
 register = template.Library()
 
@@ -76,4 +79,18 @@ def preview_links(article):
         "article": article,
         "links": list(previews.active(article)),
         "choices": previews.CHOICES,
+    }
+
+
+@register.inclusion_tag("admin/news/article/body_image_dialog.html", takes_context=True)
+def body_image_dialog(context):
+    """The body's image dialog (static/editorial/body-images.js): a library search, and
+    the words a dropped, pasted or chosen picture needs before it is uploaded."""
+    user = context["request"].user
+    return {
+        "can_pick": user.has_perm("images.view_image"),
+        "can_upload": user.has_perm("images.add_image"),
+        "licences": Licence.choices,
+        "accept": ACCEPT,
+        "accepted_names": ACCEPTED_NAMES,
     }
