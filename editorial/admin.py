@@ -24,12 +24,18 @@ from news.models import (
     Source,
     Tag,
 )
-from news.rules import MAX_RELATED_LINKS, MAX_SOURCES, MAX_SUMMARY_CHARS
+from news.rules import (
+    MAX_RELATED_LINKS,
+    MAX_SOURCES,
+    MAX_SUMMARY_CHARS,
+    SEARCH_DESCRIPTION_CHARS,
+    SEARCH_TITLE_CHARS,
+)
 from news.slugs import slug_from_title
 from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
-from . import conversation, invitations, keeping, previews, queues, workflow
+from . import calendar, conversation, invitations, keeping, previews, queues, workflow
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -45,11 +51,6 @@ from .roles import can_publish
 from .widgets import NamedEmptyAutocomplete
 
 EDITORIAL_ACTIONS = {"publish_selected", "unpublish_selected", "schedule_selected"}
-
-
-# About what a search result shows of a title and of a description before cutting it.
-SEARCH_TITLE_CHARS = 60
-SEARCH_DESCRIPTION_CHARS = 160
 
 
 def save_each(request, queryset, change, comment):
@@ -116,7 +117,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     search_fields = ["title", "summary", "body"]
     date_hierarchy = "published_at"
     inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]
-    autocomplete_fields = ["lead_image"]
+    autocomplete_fields = ["lead_image", "social_image"]
     actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
     fieldsets = [
         (
@@ -130,6 +131,15 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                     "body",
                     "tags",
                 ]
+            },
+        ),
+        (
+            "Search and social",
+            {
+                "fields": ["search_title", "meta_description", "social_image"],
+                "description": "How the article appears in a search result and in a share "
+                "card: the preview beside the body shows both. Leave these empty to use the "
+                "title, the summary and the lead image.",
             },
         ),
         (
@@ -196,6 +206,8 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         if db_field.name == "summary":
             field.widget.attrs["data-limit"] = MAX_SUMMARY_CHARS
             field.widget.attrs["data-shown-in-search"] = SEARCH_DESCRIPTION_CHARS
+        if db_field.name in {"search_title", "meta_description"}:
+            field.widget.attrs["data-limit"] = db_field.max_length
         if db_field.name == "body":
             field.widget.attrs["data-words-per-minute"] = WORDS_PER_MINUTE
         return field
@@ -502,6 +514,16 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 name="news_article_preview",
             ),
             path(
+                "calendar/",
+                self.admin_site.admin_view(self.calendar_view),
+                name="news_article_calendar",
+            ),
+            path(
+                "<int:object_id>/reschedule/",
+                self.admin_site.admin_view(self.reschedule_view),
+                name="news_article_reschedule",
+            ),
+            path(
                 "wanted/",
                 self.admin_site.admin_view(self.wanted_view),
                 name="news_article_wanted",
@@ -583,7 +605,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         return HttpResponse(
-            preview_document(request.POST),
+            preview_document(request.POST, host=request.get_host()),
             content_type="text/html; charset=utf-8",
             headers={"Cache-Control": "no-store, private"},
         )
@@ -643,6 +665,62 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             raise PermissionDenied
         text = request.GET.get("text", "")[:200]
         return JsonResponse({"slug": slug_from_title(text) if text.strip() else ""})
+
+    def calendar_view(self, request):
+        """Scheduled and published stories by day, a month or a week at a time; editors
+        move a scheduled story to another day by dragging it, or with its own form."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        kind, day = calendar.chosen(request.GET)
+        shown = calendar.period(kind, day)
+        return render(
+            request,
+            "admin/news/article/calendar.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Calendar: {shown.title}",
+                "period": shown,
+                "can_move": can_publish(request.user),
+                "here": request.get_full_path(),
+                "opts": self.model._meta,
+            },
+        )
+
+    def reschedule_view(self, request, object_id):
+        """Move a scheduled story to another day at the same time of day (the calendar's
+        drag and its keyboard form), as one revision; back to the calendar with what
+        happened."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        if not can_publish(request.user):
+            raise PermissionDenied
+        article = self._changeable(request, object_id)
+        back = request.POST.get("next", "")
+        if not back.startswith(reverse("admin:news_article_calendar")):
+            back = reverse("admin:news_article_calendar")
+        try:
+            moment = calendar.move(article, request.POST.get("day"))
+        except calendar.CannotMove as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return HttpResponseRedirect(back)
+        before = timezone.localtime(article.published_at)
+        after = timezone.localtime(moment)
+
+        def reschedule(story):
+            story.published_at = moment
+
+        save_each(
+            request,
+            Article.objects.filter(pk=article.pk),
+            reschedule,
+            f"Rescheduled from {before:%-d %B %Y, %H:%M} to {after:%-d %B %Y, %H:%M %Z}",
+        )
+        self.message_user(
+            request,
+            f"Moved “{article.title}” to {after:%A %-d %B %Y, %H:%M %Z}.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(back)
 
     def wanted_view(self, request):
         """Related-link titles that match no article yet, most wanted first."""

@@ -58,12 +58,21 @@ class ArticleForm(forms.ModelForm):
         model = Article
         fields = [
             "title", "slug", "summary", "lead_image", "body", "tags",
+            "search_title", "meta_description", "social_image",
             "status", "event_date", "published_at", "facts_verified",
         ]  # fmt: skip
         error_messages = {
             "title": {
                 "max_length": "A title can be at most %(limit_value)d characters long; "
                 "this one has %(show_value)d.",
+            },
+            "search_title": {
+                "max_length": "A search title can be at most %(limit_value)d characters long "
+                "(search results cut what is longer); this one has %(show_value)d.",
+            },
+            "meta_description": {
+                "max_length": "A meta description can be at most %(limit_value)d characters "
+                "long (search results cut what is longer); this one has %(show_value)d.",
             },
             "event_date": {"invalid": "Enter the date as YYYY-MM-DD, for example 2024-07-24."},
             "published_at": {

@@ -172,10 +172,12 @@ class ImageAdmin(admin.ModelAdmin):
 
     def get_search_results(self, request, queryset, search_term):
         queryset, duplicates = super().get_search_results(request, queryset, search_term)
-        if request.GET.get("field_name") == "lead_image" and request.GET.get("model_name") == (
-            "article"
+        if (
+            request.GET.get("field_name") in {"lead_image", "social_image"}
+            and request.GET.get("model_name") == "article"
         ):
-            # The article form's lead-image picker offers only what its save accepts.
+            # The article form's lead and social image pickers offer only what its save
+            # accepts.
             queryset = queryset.filter(width__gte=MIN_LEAD_IMAGE_WIDTH)
         return queryset, duplicates
 

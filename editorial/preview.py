@@ -6,14 +6,18 @@ and the admin's do not meet)."""
 from datetime import datetime
 
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from images.models import Image
+from images.renditions import social_rendition
 from news.models import Article, Source
+from news.paths import article_path
 from news.rendering import contents, render_markdown, with_heading_anchors
 from news.rules import MAX_BODY_CHARS
+from news.slugs import slug_from_title
 from news.templatetags.news import with_images
 from people.models import Author
 
@@ -49,8 +53,46 @@ def _rows(data, prefix, fields):
     return [row for _, _, row in sorted(rows)]
 
 
-def preview_document(data):
-    """The whole preview page (HTML) for the posted form ``data``."""
+def _image(data, name):
+    value = data.get(name, "")
+    return Image.objects.filter(pk=value).first() if value.isdigit() else None
+
+
+def appearance(data, rendered, lead_image, host):
+    """How the article would appear in a search result and in a share card, by the rules
+    of the public page's head (Article.page_title, description, share_picture)."""
+    slug = data.get("slug", "").strip() or slug_from_title(data.get("title", "")) or "…"
+    article = Article(
+        title=data.get("title", "").strip(),
+        summary=data.get("summary", "").strip(),
+        body_html=rendered,
+        search_title=data.get("search_title", "").strip(),
+        meta_description=data.get("meta_description", "").strip(),
+        lead_image=lead_image,
+        social_image=_image(data, "social_image"),
+    )
+    picture = article.share_picture
+    if picture is not None and picture.crops_ready:
+        card = social_rendition(picture, "card")
+        picture_url = card.url
+    elif picture is not None:
+        picture_url = reverse("admin:images_image_original", args=[picture.pk])
+    else:
+        picture_url = ""
+    return {
+        "host": host,
+        "path": article_path(slug),
+        "page_title": article.page_title,
+        "title": article.title,
+        "description": article.description,
+        "picture": picture,
+        "picture_url": picture_url,
+    }
+
+
+def preview_document(data, host=""):
+    """The whole preview page (HTML) for the posted form ``data``; ``host`` is the site's,
+    as search results and share cards show it."""
     body = data.get("body", "")
     sections, rendered = [], ""
     if len(body) > MAX_BODY_CHARS:
@@ -65,8 +107,7 @@ def preview_document(data):
     author_ids = [row["author"] for row in _rows(data, "authorships", ["author"])]
     found = Author.objects.in_bulk([pk for pk in author_ids if pk.isdigit()])
     authors = [found[int(pk)] for pk in author_ids if pk.isdigit() and int(pk) in found]
-    lead = data.get("lead_image", "")
-    lead_image = Image.objects.filter(pk=lead).first() if lead.isdigit() else None
+    lead_image = _image(data, "lead_image")
     sources = [
         Source(title=row["title"], publisher=row["publisher"], url=row["url"])
         for row in _rows(data, "sources", ["title", "publisher", "url"])
@@ -97,6 +138,9 @@ def preview_document(data):
             "body_html": body_html,
             "contents": sections,
             "checks": checks,
+            "appearance": appearance(
+                data, rendered if len(body) <= MAX_BODY_CHARS else "", lead_image, host
+            ),
             "warnings": sum(not check.ok for check in checks),
             "sources": sources,
             "footer": footer,

@@ -25,7 +25,9 @@ def shared_preview(request, token):
             request, "editorial/preview_gone.html", {"link": link, "why": problem}, status=410
         )
     else:
-        article = Article.objects.select_related("lead_image").get(pk=link.article_id)
+        article = Article.objects.select_related("lead_image", "social_image").get(
+            pk=link.article_id
+        )
         parts = fragments.render_own_parts(request, article)
         around, _ = fragments.render_surroundings(article, parts.topic_tags)
         response = render(

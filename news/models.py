@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 from taggit.managers import TaggableManager
 from taggit.models import NaturalKeyManager, TagBase, TaggedItemBase
 
@@ -31,6 +32,8 @@ from .paths import article_path
 from .rendering import IMAGE_SCHEME, PLACEMENT, html_to_text, placed_keys, render_markdown
 from .rules import (
     MAX_HEADER_TOPICS,
+    SEARCH_DESCRIPTION_CHARS,
+    SEARCH_TITLE_CHARS,
     SELF_RELATION,
     body_within_limit,
     http_url_validator,
@@ -134,14 +137,18 @@ class ArticleQuerySet(models.QuerySet):
     def for_detail(self):
         """An article page's article with everything it shows of it (its own parts),
         and its related links."""
-        return self.select_related("lead_image").prefetch_related(
+        return self.select_related("lead_image", "social_image").prefetch_related(
             *own_parts_prefetch(), related_links_prefetch()
         )
 
     def showing_image(self, image):
-        """Articles showing ``image``: as their lead image or placed in their text (the
-        text search is a scan, fine for the rare change of an image)."""
-        return self.filter(Q(lead_image=image) | Q(body__icontains=f"{IMAGE_SCHEME}{image.key}"))
+        """Articles showing ``image``: as their lead or social image or placed in their
+        text (the text search is a scan, fine for the rare change of an image)."""
+        return self.filter(
+            Q(lead_image=image)
+            | Q(social_image=image)
+            | Q(body__icontains=f"{IMAGE_SCHEME}{image.key}")
+        )
 
     def referencing(self, article):
         """Published articles whose related links point to ``article``, newest first."""
@@ -278,6 +285,33 @@ class Article(models.Model):
         related_name="lead_of",
         help_text="Shown above the text, in link previews and in search results.",
     )
+    # How the article appears in search results and share cards, when not as its title,
+    # summary and lead image say (Article.page_title, description, share_image).
+    search_title = models.CharField(
+        "search title",
+        max_length=SEARCH_TITLE_CHARS,
+        blank=True,
+        validators=[no_control_characters],
+        help_text="The title search results and the browser's tab show, when the headline "
+        "would be cut or says less out of context. Empty: the title.",
+    )
+    meta_description = models.CharField(
+        "meta description",
+        max_length=SEARCH_DESCRIPTION_CHARS,
+        blank=True,
+        validators=[no_control_characters],
+        help_text="What search results and share cards say under the title. Empty: the "
+        "summary (or the first paragraph), cut at 40 words.",
+    )
+    social_image = models.ForeignKey(
+        "images.Image",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="social_image_of",
+        help_text="The picture of share cards (Mastodon, Bluesky, LinkedIn, chat apps), when "
+        "not the lead image. Empty: the lead image, or a card with the title.",
+    )
     body_html = models.TextField(editable=False, default="")
     # Plain text of the body, and the article's tags and sources: what search indexes.
     body_text = models.TextField(editable=False, default="")
@@ -397,6 +431,10 @@ class Article(models.Model):
             errors["facts_verified"] = "The facts cannot have been verified in a future month."
         if self.lead_image_id and (problems := lead_image_problems(self.lead_image)):
             errors["lead_image"] = problems
+        if self.social_image_id and (
+            problems := lead_image_problems(self.social_image, "social image")
+        ):
+            errors["social_image"] = problems
         if self.body and (problems := self.placement_problems()):
             errors["body"] = problems
         if errors:
@@ -506,7 +544,7 @@ class Article(models.Model):
             "@context": "https://schema.org",
             "@type": "NewsArticle",
             "headline": self.title,
-            "description": self.teaser,
+            "description": self.meta_description or self.teaser,
             "url": url,
             "mainEntityOfPage": url,
             "inLanguage": settings.LANGUAGE_CODE,
@@ -553,13 +591,29 @@ class Article(models.Model):
             [note for note in notes if note.kind == Correction.Kind.UPDATE],
         )
 
+    @property
+    def page_title(self):
+        """The title search results show: the search title, or the headline."""
+        return self.search_title or self.title
+
+    @property
+    def description(self):
+        """What search results and share cards say under the title."""
+        return self.meta_description or Truncator(self.teaser).words(40, truncate=" …")
+
+    @property
+    def share_picture(self):
+        """The library image share cards show, if any: the social image, else the lead."""
+        return self.social_image if self.social_image_id else self.lead_image
+
     def share_image(self):
-        """The picture link previews show (og:image): the lead image cropped around its
-        focal point, or a card drawn from the title and first topic (also while the lead
-        image's crops are being made). Needs tags loaded."""
-        if self.lead_image_id and self.lead_image.crops_ready:
-            card = social_rendition(self.lead_image, "card")
-            return ShareImage(card.url, card.width, card.height, self.lead_image.alt or self.title)
+        """The picture link previews show (og:image): the social or lead image cropped
+        around its focal point, or a card drawn from the title and first topic (also
+        while the picture's crops are being made). Needs tags loaded."""
+        picture = self.share_picture
+        if picture is not None and picture.crops_ready:
+            card = social_rendition(picture, "card")
+            return ShareImage(card.url, card.width, card.height, picture.alt or self.title)
         # Drawn when first asked for (news.views.share_card), not while the page renders.
         url = reverse("news:card", args=[self.pk, card_key(self.title, self.first_topic_name)])
         return ShareImage(url, CARD_WIDTH, CARD_HEIGHT, self.title)

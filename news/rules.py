@@ -40,6 +40,10 @@ EARLIEST_YEAR, LATEST_YEAR = 1800, 2200
 # Google's Article guidance: images at least 1,200 pixels wide for Top stories and
 # Discover; the social crops are made at that width.
 MIN_LEAD_IMAGE_WIDTH = 1200
+# About what a search result shows of a title and of a description before cutting it:
+# the longest search title and meta description an editor may set.
+SEARCH_TITLE_CHARS = 60
+SEARCH_DESCRIPTION_CHARS = 160
 
 SELF_RELATION = "An article cannot relate to itself."
 # A correction's or update's public note: a sentence or two, shown whole.
@@ -94,11 +98,12 @@ def summary_within_limit(value):
         )
 
 
-def lead_image_problems(image):
+def lead_image_problems(image, role="lead image"):
+    """Why ``image`` cannot be an article's lead image (or, ``role``, its social image)."""
     if image.width < MIN_LEAD_IMAGE_WIDTH:
         return [
             ValidationError(
-                f"A lead image must be at least {MIN_LEAD_IMAGE_WIDTH:,} pixels wide (search "
+                f"A {role} must be at least {MIN_LEAD_IMAGE_WIDTH:,} pixels wide (search "
                 f"engines and link previews show nothing smaller); this one is "
                 f"{image.width:,}. Choose a larger picture, or place this one in the body.",
                 code="too_small",

@@ -61,7 +61,9 @@ def article_changed(sender, instance, **kwargs):
 
 @receiver(post_save, sender=Article)
 def article_saved(sender, instance, **kwargs):
-    if instance.status == Article.Status.PUBLISHED and not instance.lead_image_id:
+    if instance.status == Article.Status.PUBLISHED and not (
+        instance.lead_image_id or instance.social_image_id
+    ):
         # Queued in the save's transaction; the worker reads the topics the save set.
         draw_share_card.enqueue(instance.pk)
 

@@ -113,7 +113,7 @@ class ArticleDetailView(DetailView):
     def get_object(self, queryset=None):
         # Staff see drafts and scheduled articles at their real URL (with a banner).
         self.preview = self.can_preview()
-        articles = Article.objects.select_related("lead_image")
+        articles = Article.objects.select_related("lead_image", "social_image")
         if not self.preview:
             articles = articles.published()
         article = articles.filter(slug=self.kwargs["slug"]).first()

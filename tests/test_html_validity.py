@@ -152,6 +152,9 @@ def test_the_admin_pages_editors_work_in_are_valid_html(site, tmp_path, admin_cl
         site.save()
     older, newer = Version.objects.get_for_object(site).order_by("pk")[:2]
     article = f"/admin/news/article/{site.pk}"
+    # The calendar's move forms are for scheduled stories.
+    soon = ArticleFactory(title="Coming soon", scheduled=True).published_at
+    year, week, _ = soon.isocalendar()
     urls = {
         "dashboard": "/admin/",
         "article, add": "/admin/news/article/add/",
@@ -161,6 +164,8 @@ def test_the_admin_pages_editors_work_in_are_valid_html(site, tmp_path, admin_cl
         "history": f"{article}/history/",
         "compare": f"{article}/history/compare/?version_id1={older.pk}&version_id2={newer.pk}",
         "revision": f"{article}/history/{older.pk}/",
+        "calendar, month": f"/admin/news/article/calendar/?month={soon:%Y-%m}",
+        "calendar, week": f"/admin/news/article/calendar/?week={year}-W{week:02d}",
     }
     pages = {}
     for name, url in urls.items():

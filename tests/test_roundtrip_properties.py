@@ -403,6 +403,9 @@ def test_export_import_export_through_the_database_changes_nothing(body, summary
 OPTIONAL_PARTS = {
     "lead image": {"lead_image": None},
     "summary": {"summary": None},
+    "search title": {"search_title": None},
+    "meta description": {"meta_description": None},
+    "social image": {"social_image": None},
     "authors": {"authors": None},
     "sources": {"sources": []},
     "related links": {"related": []},
@@ -411,12 +414,16 @@ OPTIONAL_PARTS = {
 
 
 def make_article_with_every_part(body, summary):
-    """An article with a lead image, a summary, authors, sources, related links and tags."""
+    """An article with a lead image, a summary, search and social overrides, authors,
+    sources, related links and tags."""
     article = ArticleFactory(
         title="Release notes roundup",
         body=body,
         summary=summary,
         lead_image=ImageFactory(),
+        search_title="The week's release notes",
+        meta_description=' "Quoted", with spaces at either end ',
+        social_image=ImageFactory(seed=5),
         authors=["Ada Lovelace", "Grace Hopper"],
         tags=["python", "release"],
     )

@@ -94,6 +94,8 @@ def build_site(editor):
     with an archived copy readers see, and a failing one an editor ignores for now."""
     call_command("load_demo", stdout=StringIO())
     photo = ImageFactory(width=1600, height=900, caption="A caption", licence="cc-by-4.0")
+    # Share cards show another picture than the page's lead image.
+    card_photo = ImageFactory(width=1400, height=800, seed=7, alt_text="A card of its own")
     # In the library, shown nowhere; a portrait.
     ImageFactory(width=800, height=600, alt_text="", decorative=True, focal_x=0.2)
     portrait = ImageFactory(width=600, height=800, alt_text="Ada at her desk")
@@ -118,6 +120,9 @@ def build_site(editor):
             summary="What shipped this week,\r\nin brief.",
             body=ADMIN_BODY,
             lead_image=str(photo.pk),
+            search_title="Release notes: the week's roundup",
+            meta_description='What shipped, "in brief" & in order.',
+            social_image=str(card_photo.pk),
             tags="python, Machine Learning Ops",
             published_at_0="2024-05-02",
             published_at_1="09:41:07",
@@ -316,6 +321,9 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
         f"Updated: {timezone.localtime(article.updated_at).isoformat(sep=' ')}\n"
         'Summary: "What shipped this week,\\r\\nin brief."\n'
         f"Lead image: {article.lead_image.sha256[:16]}\n"
+        "Search title: Release notes: the week's roundup\n"
+        'Meta description: What shipped, "in brief" & in order.\n'
+        f"Social image: {article.social_image.sha256[:16]}\n"
         "Authors: ada, skillo-demo-writer\n"
         f"Correction: 2024-05-03 08:15:01.500000+00:00, id {correction.pk} | "
         "It said 4.0 | it was 4.1.\n"

@@ -67,7 +67,8 @@ class ImportResult:
     updated: list
     unchanged: list
     # (article, [part, ...]): the parts an update removed because its file has none
-    # ("lead image", "summary", "authors", "sources", "related links", "topics").
+    # ("lead image", "summary", "search title", "meta description", "social image",
+    # "authors", "sources", "related links", "topics").
     removed: list = field(default_factory=list)
     # (article, count): notes the article keeps though its file leaves them out.
     kept_notes: list = field(default_factory=list)
@@ -199,6 +200,9 @@ def _fields(article):
         article.summary,
         article.slug,
         article.lead_image_id,
+        article.search_title,
+        article.meta_description,
+        article.social_image_id,
     )
 
 
@@ -253,6 +257,9 @@ def _validate(path, parsed: ParsedArticle, article, slug_is_new):
         "status": parsed.lines.get("status"),
         "summary": parsed.lines.get("summary"),
         "lead_image": parsed.lines.get("lead_image"),
+        "search_title": parsed.lines.get("search_title"),
+        "meta_description": parsed.lines.get("meta_description"),
+        "social_image": parsed.lines.get("social_image"),
         "id": parsed.lines.get("id"),
     }
     try:
@@ -426,7 +433,7 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
     before) holds it, and a new correction likewise (``correction_ids_taken``)."""
     slug, existing = _find(parsed)
     # Read before the file's values replace them (``article`` is ``existing``).
-    had = (existing.summary, existing.lead_image_id) if existing else ("", None)
+    had = _removable(existing) if existing else _removable(Article())
     article = existing or Article(slug=slug)
     slug_is_new = existing is None or existing.slug != slug
     article.slug = slug
@@ -441,48 +448,63 @@ def _plan(path, parsed, order, keep_ids, ids_taken, correction_ids_taken):
         article.status = parsed.status
     elif existing is None:
         article.status = Article.Status.PUBLISHED
-    # A file describes the whole article: a summary or lead image it leaves out is none.
+    # A file describes the whole article: a summary, search title, meta description, lead
+    # or social image it leaves out is none.
     article.summary = parsed.summary or ""
-    lead_image_problems = []
-    if not parsed.lead_image:
-        article.lead_image = None
-    else:
-        found = list(Image.objects.filter(sha256__startswith=parsed.lead_image)[:2])
+    article.search_title = parsed.search_title or ""
+    article.meta_description = parsed.meta_description or ""
+    image_problems = []
+    for name, what in (("lead_image", "lead image"), ("social_image", "social image")):
+        key = getattr(parsed, name)
+        if not key:
+            setattr(article, name, None)
+            continue
+        found = list(Image.objects.filter(sha256__startswith=key)[:2])
         if len(found) == 1:
-            article.lead_image = found[0]
-        else:
-            line = parsed.lines["lead_image"]
-            lead_image_problems.append(
-                f"{path}:{line}: lead image: "
-                + (
-                    f"no picture {parsed.lead_image} in the image library; upload it first "
-                    "(a site backup's images/ folder holds it, and import_site restores it)."
-                    if not found
-                    else f"{parsed.lead_image} names more than one picture; give more of its hash."
-                )
+            setattr(article, name, found[0])
+            continue
+        image_problems.append(
+            f"{path}:{parsed.lines[name]}: {what}: "
+            + (
+                f"no picture {key} in the image library; upload it first "
+                "(a site backup's images/ folder holds it, and import_site restores it)."
+                if not found
+                else f"{key} names more than one picture; give more of its hash."
             )
+        )
     if keep_ids and existing is None and parsed.id is not None and parsed.id not in ids_taken:
         ids_taken.add(parsed.id)
         article.pk = parsed.id
         # save() moves the version on whenever there is a primary key.
         article.version = 0
     plan = _Plan(path, parsed, article, existing, order, tags=Tag.objects.spellings(parsed.tags))
-    problems = lead_image_problems + _validate(path, parsed, article, slug_is_new)
+    problems = image_problems + _validate(path, parsed, article, slug_is_new)
     problems += _old_slug_problems(plan)
     problems += _author_problems(plan)
     problems += _correction_problems(plan, keep_ids, correction_ids_taken)
     if existing is not None:
-        plan.removed = _removed_parts(plan, *had)
+        plan.removed = _removed_parts(plan, had)
     return plan, problems
 
 
-def _removed_parts(plan, summary, lead_image_id):
+def _removable(article):
+    """The article's single-valued parts a file may leave out, by name, as they stand."""
+    return {
+        "lead image": article.lead_image_id,
+        "summary": article.summary,
+        "search title": article.search_title,
+        "meta description": article.meta_description,
+        "social image": article.social_image_id,
+    }
+
+
+def _removed_parts(plan, had):
     """The parts the stored article has and the file leaves out (or empties): the import
-    removes them, and says so."""
+    removes them, and says so. ``had``: _removable() before the file's values."""
     article, parsed = plan.existing, plan.parsed
+    now = _removable(article)
     parts = [
-        ("lead image", lead_image_id is not None and article.lead_image_id is None),
-        ("summary", bool(summary) and not article.summary),
+        *((name, bool(had[name]) and not now[name]) for name in had),
         ("authors", not plan.authors and article.authorships.exists()),
         ("sources", not parsed.sources and article.sources.exists()),
         ("related links", not parsed.related and article.related_links.exists()),

@@ -65,6 +65,9 @@ HEADER_FIELDS = {
     "Updated": "updated_at",
     "Summary": "summary",
     "Lead image": "lead_image",
+    "Search title": "search_title",
+    "Meta description": "meta_description",
+    "Social image": "social_image",
     "Authors": "authors",
     "Correction": "corrections",
     "Update": "corrections",
@@ -167,6 +170,11 @@ class ParsedArticle:
     # The start of the lead image's SHA-256 (images/ in a site backup has its file);
     # "" for none.
     lead_image: str | None = None
+    # How search results and share cards show it, when not as the above say (None: no
+    # line, as ""): the page's <title>, its meta description, and the share card's image.
+    search_title: str | None = None
+    meta_description: str | None = None
+    social_image: str | None = None
     # Author slugs in byline order; None when the file has no line (no byline).
     authors: list[str] | None = None
     # Corrections and updates, oldest first; None when the file has no such line (an
@@ -196,6 +204,9 @@ class ParsedArticle:
             self.updated_at,
             self.summary,
             self.lead_image,
+            self.search_title,
+            self.meta_description,
+            self.social_image,
             self.authors,
             None if self.corrections is None else [c.content() for c in self.corrections],
             self.id,
@@ -348,14 +359,14 @@ def _parse_header(start, header_lines):
                 )
         elif key in {"published_at", "updated_at"}:
             value = _parse_time(value, line_number, name)
-        elif key == "summary":
+        elif key in {"summary", "search_title", "meta_description"}:
             value = _text_value(value, line_number, name)
-        elif key == "lead_image":
+        elif key in {"lead_image", "social_image"}:
             if value and not _IMAGE_KEY.fullmatch(value):
                 raise FormatError(
                     line_number,
-                    "'Lead image:' must be the picture's key as export writes it (16 to 64 "
-                    f"hexadecimal digits), or nothing for no lead image; not {value!r}.",
+                    f"'{name}:' must be the picture's key as export writes it (16 to 64 "
+                    f"hexadecimal digits), or nothing for no {name.lower()}; not {value!r}.",
                 )
             value = value.lower()
         elif key == "id":
@@ -552,6 +563,9 @@ def parse(text):
         updated_at=header.get("updated_at"),
         summary=header.get("summary"),
         lead_image=header.get("lead_image"),
+        search_title=header.get("search_title"),
+        meta_description=header.get("meta_description"),
+        social_image=header.get("social_image"),
         authors=header.get("authors"),
         corrections=header.get("corrections"),
         id=header.get("id"),
@@ -638,6 +652,15 @@ def write(article, form, *, header=False):
         header_lines.append(_header_line("Summary", _write_text_value(article.summary)))
     if article.lead_image is not None:
         header_lines.append(_header_line("Lead image", article.lead_image))
+    # Only when set: files of articles without them read as before.
+    if article.search_title:
+        header_lines.append(_header_line("Search title", _write_text_value(article.search_title)))
+    if article.meta_description:
+        header_lines.append(
+            _header_line("Meta description", _write_text_value(article.meta_description))
+        )
+    if article.social_image:
+        header_lines.append(_header_line("Social image", article.social_image))
     if article.authors:
         # No line without authors: such files read as before (and the demo and shared
         # articles keep exporting byte for byte).
@@ -695,6 +718,9 @@ def article_content(article, *, full=False):
         # without the line imports as an article without it.
         summary=article.summary or None,
         lead_image=article.lead_image.key if article.lead_image_id else None,
+        search_title=article.search_title or None,
+        meta_description=article.meta_description or None,
+        social_image=article.social_image.key if article.social_image_id else None,
         authors=[authorship.author.slug for authorship in article.authorships.all()] or None,
         corrections=[
             ParsedCorrection(c.kind, timezone.localtime(c.published_at), c.note)

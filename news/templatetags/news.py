@@ -15,7 +15,6 @@ from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.text import Truncator
 
 from images.models import KEY_LENGTH, Image
 from images.renditions import page_renditions, social_rendition
@@ -273,7 +272,7 @@ def article_social_meta(context, article):
     """Open Graph and Twitter's tags for an article page's <head>: some thirty template
     lookups as markup, a tenth of their cost as a tag."""
     absolute = context["request"].build_absolute_uri
-    teaser = escape(Truncator(article.teaser).words(40, truncate=" …"))
+    teaser = escape(article.description)
     title = escape(article.title)
     card = article.share_image()
     lines = [

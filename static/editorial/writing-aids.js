@@ -75,7 +75,7 @@
     if (!form) {
       return;
     }
-    ["id_title", "id_summary"].forEach(function (id) {
+    ["id_title", "id_summary", "id_search_title", "id_meta_description"].forEach(function (id) {
       var field = document.getElementById(id);
       if (field && field.dataset.limit) {
         counter(field, function (value, out) { lengthAgainstLimit(value, out, field); });

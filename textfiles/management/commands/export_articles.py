@@ -25,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, slug, output, full, **options):
         if bool(slug) == bool(output):
             raise CommandError("Give either a slug or --output FOLDER.")
-        articles = Article.objects.select_related("lead_image").prefetch_related(
+        articles = Article.objects.select_related("lead_image", "social_image").prefetch_related(
             "sources",
             "related_links__target",
             "tags",

@@ -154,7 +154,7 @@ class Command(BaseCommand):
         articles_folder = work / BACKUP_ARTICLES
         articles_folder.mkdir()
         articles = (
-            Article.objects.select_related("lead_image")
+            Article.objects.select_related("lead_image", "social_image")
             .prefetch_related(
                 "sources",
                 "related_links__target",
