@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 
 from news import fragments
 from news.models import Article
+from news.views import allow_players
 
 from . import invitations, previews
 from .tokens import kept_by_no_one
@@ -35,6 +36,7 @@ def shared_preview(request, token):
             "news/article_detail.html",
             {"article": article, "parts": parts, "around": around, "shared_preview": link},
         )
+        allow_players(response, parts.player_origins)
     return kept_by_no_one(response, "no-referrer")
 
 

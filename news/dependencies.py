@@ -37,6 +37,11 @@ SOURCE = Dependency(
     hashed=True,
     doc="A page cites this source URL (and shows its archived copy, if it has one).",
 )
+EMBED = Dependency(
+    "embed",
+    hashed=True,
+    doc="A page shows the card of this address (a link alone on its line), or the link.",
+)
 
 
 def title_key(title):

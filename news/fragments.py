@@ -17,11 +17,11 @@ from django.utils.safestring import mark_safe
 from pagecache import fragments
 
 from .asides import asides
-from .dependencies import ARTICLE, AUTHOR, REFERENCED_BY, SOURCE, TAG, title_key
+from .dependencies import ARTICLE, AUTHOR, EMBED, REFERENCED_BY, SOURCE, TAG, title_key
 from .models import Article, Tag, own_parts_prefetch, related_links_prefetch, with_topics
 from .paths import article_path
-from .rendering import contents, with_heading_anchors
-from .templatetags.news import byline_structured_data, organization, with_images
+from .rendering import contents, lone_links, with_heading_anchors
+from .templatetags.news import byline_structured_data, organization, placed, ready_embeds
 from .topics import topic_sizes
 
 CARD = "includes/article_card.html"
@@ -98,6 +98,10 @@ class OwnParts:
     topics: tuple
     authors: tuple
     source_urls: tuple
+    # The addresses alone on a line (their cards, once fetched, or links), and the
+    # origins of the players those cards may load (the page's CSP allows them).
+    embed_urls: tuple = ()
+    player_origins: tuple = ()
 
     @property
     def topic_tags(self):
@@ -105,7 +109,11 @@ class OwnParts:
 
     @property
     def dependencies(self):
-        return [*AUTHOR.each(self.authors), *SOURCE.each(self.source_urls)]
+        return [
+            *AUTHOR.each(self.authors),
+            *SOURCE.each(self.source_urls),
+            *EMBED.each(self.embed_urls),
+        ]
 
 
 def render_own_parts(request, article):
@@ -114,6 +122,7 @@ def render_own_parts(request, article):
     prefetch_related_objects([article], *own_parts_prefetch())
     with_topics([article])
     corrections, updates = article.notices
+    embeds = ready_embeds(article.body_html)
     structured_data = article.structured_data(
         request.build_absolute_uri(article.get_absolute_url()),
         organization(request),
@@ -126,7 +135,7 @@ def render_own_parts(request, article):
         "structured_data": structured_data,
         "corrections": corrections,
         "updates": updates,
-        "body": mark_safe(with_heading_anchors(with_images(article.body_html))),
+        "body": mark_safe(with_heading_anchors(placed(article.body_html, embeds=embeds))),
         "contents": contents(article.body_html),
     }
     return OwnParts(
@@ -136,6 +145,10 @@ def render_own_parts(request, article):
         topics=tuple((tag.pk, tag.name, tag.slug) for tag in article.topics),
         authors=tuple(author.pk for author in article.byline),
         source_urls=tuple(source.url for source in article.sources.all() if source.url),
+        embed_urls=tuple(lone_links(article.body_html)),
+        player_origins=tuple(
+            sorted({embed.player_origin for embed in embeds.values() if embed.player_url})
+        ),
     )
 
 

@@ -27,6 +27,7 @@ from .dependencies import (
     AUTHOR_ARTICLES,
     AUTHORS,
     CORRECTIONS,
+    EMBED,
     FEEDS,
     FRONT,
     LATEST,
@@ -214,6 +215,13 @@ def correction_changed(article_pk):
         CORRECTIONS(),
         FEEDS(),  # and the sitemap lists /corrections/ with its lastmod
     }
+    on_commit(lambda: purges.purge(keys))
+
+
+def embed_changed(url):
+    """A link's card fetched (or failed): the pages with the link alone on a line show it
+    (EMBED)."""
+    keys = {EMBED(url)}
     on_commit(lambda: purges.purge(keys))
 
 

@@ -33,6 +33,12 @@ IMAGE_KEY = re.compile(r"[0-9a-fA-F]{16,64}")
 # A placement alone in its paragraph (the usual way), or inside one.
 _PLACEMENT_PARAGRAPH = re.compile(r"<p>\s*(" + PLACEMENT.pattern + r")\s*</p>")
 
+# A link alone in its paragraph whose words are its address (a bare URL on a line of its
+# own): its card is shown there once fetched (embeds; news.templatetags.news.with_images).
+LONE_LINK = re.compile(
+    r'<p><a href="(https?://[^"<>]+)" rel="noopener noreferrer nofollow">\1</a></p>'
+)
+
 ALLOWED_TAGS = {
     "a", "abbr", "blockquote", "br", "code", "del", "div", "em", "h2", "h3", "h4", "h5",
     "h6", "hr", "li", "ol", "p", "pre", "span", "strong", "sub", "sup", "table", "tbody",
@@ -224,3 +230,14 @@ def html_to_text(fragment):
     fragment = PLACEMENT.sub("", fragment)
     text = re.sub(r"</(p|h[1-6]|li|pre|blockquote|tr)>", "\n", fragment)
     return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
+
+
+def lone_links(fragment):
+    """The addresses set alone on a line of their own (LONE_LINK), in order, unescaped."""
+    return list(dict.fromkeys(html.unescape(match[1]) for match in LONE_LINK.finditer(fragment)))
+
+
+def expand_lone_links(fragment, card):
+    """``fragment`` with each lone link replaced by ``card(address)``, or left as it is
+    when that gives ""."""
+    return LONE_LINK.sub(lambda match: card(html.unescape(match[1])) or match[0], fragment)

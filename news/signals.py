@@ -7,6 +7,8 @@ from django.db.models.signals import (
 )
 from django.dispatch import receiver
 
+from embeds import queue as embeds
+from embeds.models import Embed
 from images.models import Image
 from people.models import Author, AuthorLink
 from sources.models import SourceURL
@@ -22,6 +24,7 @@ from .models import (
     Source,
     Tag,
 )
+from .rendering import lone_links
 from .tasks import draw_share_card
 
 
@@ -59,8 +62,17 @@ def article_changed(sender, instance, **kwargs):
     purge.after_change(instance.pk)
 
 
+@receiver(post_save, sender=Embed)
+def embed_changed(sender, instance, raw=False, **kwargs):
+    if not raw:
+        purge.embed_changed(instance.url)
+
+
 @receiver(post_save, sender=Article)
-def article_saved(sender, instance, **kwargs):
+def article_saved(sender, instance, raw=False, **kwargs):
+    if not raw:
+        # The cards of the links alone on a line, fetched by a worker (embeds.tasks).
+        embeds.request(lone_links(instance.body_html))
     if instance.status == Article.Status.PUBLISHED and not (
         instance.lead_image_id or instance.social_image_id
     ):

@@ -102,6 +102,14 @@ class ArticleListView(ArticlesPageMixin, ListView):
         return front.shown
 
 
+def allow_players(response, origins):
+    """``response`` with a CSP allowing frames from ``origins`` alone (the video players
+    of the page's embed cards, loaded only when the reader clicks), or as it was."""
+    if origins and settings.SECURE_CSP:
+        response._csp_config = {**settings.SECURE_CSP, "frame-src": list(origins)}
+    return response
+
+
 @cached_page(NAV)
 class ArticleDetailView(DetailView):
     context_object_name = "article"
@@ -128,7 +136,7 @@ class ArticleDetailView(DetailView):
             return self.retired(kwargs["slug"])
         if not self.object.is_published():
             patch_cache_control(response, no_cache=True, no_store=True, private=True)
-        return response
+        return allow_players(response, self.player_origins)
 
     def retired(self, slug):
         """An old address: 301 to the article's current one, or 410 once it is deleted."""
@@ -152,6 +160,7 @@ class ArticleDetailView(DetailView):
             parts = fragments.own_parts(self.request, article)
             around, around_deps = fragments.surroundings(article, parts.topic_tags)
         depends_on(self.request, ARTICLE(article.pk), *parts.dependencies, *around_deps)
+        self.player_origins = parts.player_origins
         return super().get_context_data(parts=parts, around=around, **kwargs)
 
 

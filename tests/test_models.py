@@ -55,6 +55,12 @@ def test_slug_is_made_unique():
     assert (first.slug, second.slug) == ("same-title", "same-title-2")
 
 
+def test_many_articles_of_one_title_each_get_a_slug_of_their_own():
+    # Past the first twenty, looked for by prefix (news.models.Article.unique_slug).
+    slugs = [ArticleFactory(title="Weekly notes", slug="").slug for _ in range(23)]
+    assert slugs == ["weekly-notes", *(f"weekly-notes-{n}" for n in range(2, 24))]
+
+
 def test_duplicate_slug_is_refused_by_the_database():
     ArticleFactory(slug="taken")
     with pytest.raises(IntegrityError), transaction.atomic():

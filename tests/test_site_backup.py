@@ -27,6 +27,7 @@ from django.test import Client
 from django.utils import timezone
 from reversion.models import Version
 
+from embeds.models import Embed
 from images.models import Image
 from news.models import Article, RetiredSlug, Tag
 from people.models import Author, AuthorLink
@@ -72,6 +73,8 @@ GONE_URL = "https://docs.djangoproject.com/en/5.1/releases/5.1/"
 ARCHIVE_URL = "https://web.archive.org/web/2024/https://docs.djangoproject.com/en/5.1/"
 FAILING_URL = "https://go.dev/doc/go1.22"
 CHECKED_AT = datetime(2026, 11, 2, 3, 4, 5, 600000, tzinfo=UTC)
+VIDEO_URL = "https://video.example/watch/42"
+PLAYER_URL = "https://video.example/embed/42"
 LINK_RE = re.compile(r'(?:href|src)="(/[^"#]*)"|<loc>https?://[^/<]+(/[^<]*)</loc>')
 
 
@@ -161,6 +164,16 @@ def build_site(editor):
         SourceFactory(article=twin)
     RelatedLinkFactory(article=twin, target=django, position=0)
     ArticleFactory(title="Ends like a file", body="Text.\n\nSources\n\n• A (B)", tags=["twins"])
+    # A link card readers see (its page never fetched again), and one being fetched.
+    Embed.objects.create(
+        url=VIDEO_URL, state=Embed.State.READY, kind="video", provider="Example Video",
+        title='A talk on "caches"', author="Ada", text="Ten minutes,\nwith slides.",
+        thumbnail=ImageFactory(width=640, height=360, seed=9), player_url=PLAYER_URL,
+        player_width=640, player_height=360, fetched_at=CHECKED_AT,
+    )  # fmt: skip
+    ArticleFactory(
+        title="A talk worth watching", body=f"Watch it.\n\n{VIDEO_URL}\n", tags=["twins"]
+    )
     ArticleFactory(title="Soon deleted").delete()
     CorrectionFactory(article=article, published_at=CORRECTED_AT, note="It said 4.0 | it was 4.1.")
     CorrectionFactory(
@@ -237,6 +250,7 @@ def wipe():
     RetiredSlug.objects.all().delete()
     Tag.objects.all().delete()
     Author.objects.all().delete()
+    Embed.objects.all().delete()
     Image.objects.all().delete()
     SourceURL.objects.all().delete()
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
@@ -304,10 +318,10 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "articles", "authors.txt", "front.json", "gone.txt", "images", "sources.txt",
-        "tags.txt",
+        "articles", "authors.txt", "embeds.txt", "front.json", "gone.txt", "images",
+        "sources.txt", "tags.txt",
     ]  # fmt: skip
-    assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 21
+    assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 22
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
     published = timezone.localtime(article.published_at).isoformat(sep=" ")
     correction, update = article.corrections.all()
@@ -332,6 +346,17 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
         '## What happened\n\nRead the [release notes](https://example.org/notes "Notes")'
     )
     assert "\r" not in text
+    card = Embed.objects.get()
+    assert (
+        (folder / "embeds.txt")
+        .read_text(encoding="utf-8")
+        .endswith(
+            f"\nURL: {VIDEO_URL}\nKind: video\nProvider: Example Video\n"
+            'Title: A talk on "caches"\nAuthor: Ada\nText: "Ten minutes,\\nwith slides."\n'
+            f"Thumbnail: {card.thumbnail.key}\nPlayer: {PLAYER_URL}\nPlayer size: 640 x 360\n"
+            f"Fetched: {timezone.localtime(CHECKED_AT).isoformat(sep=' ')}\n"
+        )
+    )
     django = Article.objects.get(slug__startswith="django-5-1")
     draft = Article.objects.get(status=Article.Status.DRAFT)
     assert (

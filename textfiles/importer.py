@@ -12,6 +12,7 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from embeds.models import Embed
 from images.models import Image
 from maintenance.locks import transaction_lock
 from news import purge
@@ -38,6 +39,7 @@ from .textformat import (
     is_slug,
     parse,
     parse_authors,
+    parse_embeds,
     parse_gone,
     parse_source_urls,
     parse_tags,
@@ -49,6 +51,7 @@ BACKUP_TAGS = "tags.txt"
 BACKUP_GONE = "gone.txt"
 BACKUP_AUTHORS = "authors.txt"
 BACKUP_SOURCES = "sources.txt"
+BACKUP_EMBEDS = "embeds.txt"
 # Held by a site restore until it commits: one restore at a time (textfiles.journal).
 SITE_RESTORE_LOCK = 0x5C1111
 
@@ -822,6 +825,40 @@ def _source_urls(path):
 _SOURCE_URL_COLUMNS = [f.name for f in SourceURL._meta.concrete_fields if not f.primary_key]
 
 
+def _embeds(path):
+    """The backup's link cards as unsaved Embed rows (ready), and the problems found: a
+    URL listed twice, a thumbnail not in the library (call after restore_library). None
+    in a backup made before embeds existed."""
+    parsed = _listing(path, parse_embeds) if path.exists() else []
+    problems, rows, seen = [], [], {}
+    for item in parsed:
+        messages = []
+        if item.url in seen:
+            messages.append(f"this URL is also the block at line {seen[item.url]}.")
+        seen.setdefault(item.url, item.line)
+        thumbnail = None
+        if item.thumbnail:
+            thumbnail = Image.objects.filter(sha256__startswith=item.thumbnail).first()
+            if thumbnail is None:
+                messages.append(f"no picture {item.thumbnail} in images/.")
+        width, height = item.player_size or (None, None)
+        row = Embed(
+            url=item.url, state=Embed.State.READY, kind=item.kind, provider=item.provider,
+            title=item.title, author=item.author, text=item.text, thumbnail=thumbnail,
+            player_url=item.player_url, player_width=width, player_height=height,
+            fetched_at=item.fetched_at, requested_at=item.fetched_at,
+        )  # fmt: skip
+        try:
+            row.full_clean(exclude=["thumbnail"], validate_unique=False)
+        except ValidationError as error:
+            for name, errors in error.message_dict.items():
+                field = Embed._meta.get_field(name).verbose_name
+                messages += [f"{field}: {message}" for message in errors]
+        problems += [f"{path}:{item.line}: {message}" for message in messages]
+        rows.append(row)
+    return rows, problems
+
+
 def _restore_source_urls(rows):
     """Written at once (check_sources writes them so, too); the pages citing a URL with
     an archived copy show it, so theirs are purged, as an editor's change would."""
@@ -870,6 +907,7 @@ def _restore_site(folder, journal):
         or Author.objects.exists()
         or Image.objects.exists()
         or SourceURL.objects.exists()
+        or Embed.objects.exists()
     ):
         raise ImportFailed(
             [
@@ -909,6 +947,11 @@ def _restore_site(folder, journal):
     problems += _author_photos(authors, folder / BACKUP_AUTHORS)
     if problems:
         raise ImportFailed(problems)
+    embeds, problems = _embeds(folder / BACKUP_EMBEDS)
+    if problems:
+        raise ImportFailed(problems)
+    # Before the articles: their saves ask only for the cards the backup does not hold.
+    Embed.objects.bulk_create(embeds, batch_size=500)
     _restore_authors(authors)
     Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _ in tags)
     result = import_articles([folder / BACKUP_ARTICLES], keep_ids=True)

@@ -1068,3 +1068,110 @@ def _parse_source_url(block):
     if not values.get("url"):
         raise FormatError(start, "a source URL's block needs a 'URL:' line.")
     return ParsedSourceURL(**values, line=start)
+
+
+# embeds.txt: the fetched cards of links set alone on a line, so a restored site shows
+# them without fetching the pages again (and a page gone since keeps its card).
+
+EMBEDS_FILE_HEADER = (
+    "# Link cards (embeds), by URL: a block of lines each, a blank line between them.\n"
+    "# URL, Title and Fetched always; when set: Kind (video, rich, photo or link),\n"
+    "# Provider, Author, Text, Thumbnail (the picture's key in images/), Player (the\n"
+    "# video player's address, loaded on a reader's click) and Player size (W x H).\n"
+    "# Times carry their UTC offset; a value in double quotes is a JSON string.\n"
+)
+EMBED_FIELDS = {
+    "URL": "url",
+    "Kind": "kind",
+    "Provider": "provider",
+    "Title": "title",
+    "Author": "author",
+    "Text": "text",
+    "Thumbnail": "thumbnail",
+    "Player": "player_url",
+    "Player size": "player_size",
+    "Fetched": "fetched_at",
+}
+_EMBED_WORDS = {"provider", "title", "author", "text"}
+_PLAYER_SIZE = re.compile(r"(?P<width>\d{1,4}) x (?P<height>\d{1,4})")
+
+
+@dataclass
+class ParsedEmbed:
+    url: str
+    title: str = ""
+    fetched_at: datetime | None = None
+    kind: str = "link"
+    provider: str = ""
+    author: str = ""
+    text: str = ""
+    # The thumbnail's key in the image library (images/ in the backup).
+    thumbnail: str = ""
+    player_url: str = ""
+    player_size: tuple | None = None
+    line: int = 0
+
+    def content(self):
+        return tuple(getattr(self, name) for name in EMBED_FIELDS.values())
+
+
+def format_embeds(embeds):
+    """embeds.txt from ParsedEmbed values; ExportError naming a URL whose lines would not
+    read back exactly."""
+    blocks = []
+    for item in embeds:
+        lines = []
+        for name, key in EMBED_FIELDS.items():
+            value = getattr(item, key)
+            if value in (None, "") or (key == "kind" and value == "link"):
+                continue
+            if key == "fetched_at":
+                value = _write_time(value)
+            elif key == "player_size":
+                value = f"{value[0]} x {value[1]}"
+            elif key in _EMBED_WORDS:
+                value = _write_text_value(value)
+            lines.append(f"{name}: {value}")
+        blocks.append("\n".join(lines) + "\n")
+    text = EMBEDS_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
+    for wanted, got in zip(embeds, parse_embeds(text), strict=True):
+        if wanted.content() != got.content():
+            raise ExportError(f"the link card of {wanted.url!r} cannot be written exactly.")
+    return text
+
+
+def parse_embeds(text):
+    """[ParsedEmbed] from embeds.txt; FormatError naming the line on any problem."""
+    return [_parse_embed(block) for block in _line_blocks(text)]
+
+
+def _parse_embed(block):
+    values = {}
+    for number, line in block:
+        name, value = _field_line(
+            _SOURCE_URL_LINE, line, number, EMBED_FIELDS,
+            "a link card line; a link card's block holds", " lines.",
+        )  # fmt: skip
+        key = EMBED_FIELDS[name]
+        if key in values:
+            raise FormatError(number, f"'{name}:' is given twice for one link card.")
+        if key == "fetched_at":
+            value = _parse_time(value, number, name)
+        elif key == "player_size":
+            size = _PLAYER_SIZE.fullmatch(value)
+            if not size:
+                raise FormatError(number, f"'{name}:' must read like '640 x 360', not {value!r}.")
+            value = (int(size["width"]), int(size["height"]))
+        elif key == "thumbnail":
+            if not _IMAGE_KEY.fullmatch(value):
+                raise FormatError(number, f"'{name}:' must be a picture's key, not {value!r}.")
+            value = value.lower()
+        elif key in _EMBED_WORDS:
+            value = _text_value(value, number, name)
+        values[key] = value
+    start = block[0][0]
+    for needed in ("url", "title", "fetched_at"):
+        if not values.get(needed):
+            name = next(name for name, key in EMBED_FIELDS.items() if key == needed)
+            raise FormatError(start, f"a link card's block needs a '{name}:' line.")
+    return ParsedEmbed(**values, line=start)

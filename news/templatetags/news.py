@@ -16,13 +16,14 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from embeds.models import Embed
 from images.models import KEY_LENGTH, Image
 from images.renditions import page_renditions, social_rendition
 from pagecache.remembered import remember
 
 from ..dependencies import TOPICS
 from ..paths import archive_path, article_path, author_path, page_path, slug_path, tag_path
-from ..rendering import MARK_START, expand_placements, placements
+from ..rendering import MARK_START, expand_lone_links, expand_placements, lone_links, placements
 
 register = template.Library()
 
@@ -491,10 +492,18 @@ def _site_structured_data(request):
 @register.filter
 def with_images(body_html, base=None):
     """An article's stored HTML with its library images placed (news.rendering): a
-    <figure> each, loading lazily. One query for all of them, none without any.
+    <figure> each, loading lazily; and, on pages, each link alone on its line as its
+    card once fetched (embeds). One query for each, none without any.
 
     ``base`` (the site's address, for feeds): one plain JPEG <img> with an absolute
-    URL instead of a <picture>, which feed readers do not all show."""
+    URL instead of a <picture>, which feed readers do not all show; links stay links."""
+    return placed(body_html, base)
+
+
+def placed(body_html, base=None, embeds=None):
+    """with_images(), given the body's ready embeds when the caller has read them."""
+    if base is None:
+        body_html = with_embeds(body_html, embeds)
     if MARK_START not in body_html:
         return mark_safe(body_html)
     keys = [key for key, _ in placements(body_html)]
@@ -519,3 +528,30 @@ def with_images(body_html, base=None):
         )
 
     return mark_safe(expand_placements(body_html, figure))
+
+
+def ready_embeds(body_html):
+    """{address: Embed} of the fetched cards of the body's lone links (one query)."""
+    urls = lone_links(body_html)
+    if not urls:
+        return {}
+    ready = Embed.objects.ready().filter(url__in=urls).select_related("thumbnail")
+    return {embed.url: embed for embed in ready}
+
+
+def with_embeds(body_html, found=None):
+    """``body_html`` with each lone link that has a fetched card shown as that card: its
+    picture from the library, its words, and a video's player only on a click (the
+    reader's script; the page's CSP allows that player's origin, news.views). ``found``:
+    ready_embeds() of the body, if read already."""
+    found = ready_embeds(body_html) if found is None else found
+    if not found:
+        return body_html
+
+    def card(url):
+        embed = found.get(url)
+        if embed is None:
+            return ""
+        return render_to_string("embeds/card.html", {"embed": embed})
+
+    return expand_lone_links(body_html, card)

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "pagecache",
     "maintenance",
     "sources",
+    "embeds",
     "people",
     "news",
     "images",

@@ -16,6 +16,34 @@
     }
   }
 
+  // Embed cards: a video's player is loaded only when the reader asks for it, and only
+  // then does the page make any request to the video's site (the CSP allows frames from
+  // that player's origin alone). Until then the card is Skillo's own words and picture.
+  Array.prototype.forEach.call(document.querySelectorAll(".embed__play"), function (button) {
+    button.addEventListener("click", function () {
+      var card = button.closest(".embed");
+      var frame = document.createElement("iframe");
+      var src = button.getAttribute("data-embed-src");
+      frame.src = src + (src.indexOf("?") === -1 ? "?" : "&") + "autoplay=1";
+      frame.title = button.getAttribute("data-embed-title") || "Video";
+      frame.className = "embed__player";
+      frame.setAttribute("allow", "autoplay; encrypted-media; fullscreen; picture-in-picture");
+      frame.setAttribute("allowfullscreen", "");
+      frame.setAttribute("referrerpolicy", "strict-origin-when-cross-origin");
+      var width = Number(button.getAttribute("data-embed-width"));
+      var height = Number(button.getAttribute("data-embed-height"));
+      if (width && height) {
+        frame.style.aspectRatio = width + " / " + height;
+      }
+      card.classList.add("embed--playing");
+      card.insertBefore(frame, card.firstChild);
+      Array.prototype.forEach.call(card.querySelectorAll(".embed__picture, .embed__play"), function (node) {
+        node.remove();
+      });
+      frame.focus();
+    });
+  });
+
   // Copy buttons: [data-copy] holds the text. Without the Clipboard API (a page not
   // served over HTTPS) the browser's own prompt shows the text, selected, to copy.
   function copied(button) {

@@ -283,3 +283,30 @@ def test_an_invitation_is_accepted(new_page, site, artifacts, mailoutbox):
         guest.get_by_role("button", name="Join the newsroom").click()
         expect(guest.locator(".messagelist")).to_contain_text("you are in as writer")
         expect(guest.locator("#user-tools")).to_contain_text("Linus")
+
+
+def test_one_lead_story_at_a_time(new_page, site, artifacts):
+    from news.models import FrontPin
+
+    from .test_images import choose
+
+    current = FrontPin.objects.get(lead=True).article  # the demo's lead story
+    newcomer = Article.objects.published().filter(front_pins__isnull=True).first()
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "one-lead", editor):
+        editor.goto(f"{site}/admin/news/frontpin/add/")
+        choose(editor, "id_article", newcomer.title[:30])
+        editor.check("#id_lead")
+        editor.click("input[name=_save]")
+        # Asked first: nothing changes until the editor says so.
+        expect(editor.locator(".errorlist")).to_contain_text(
+            f"“{current.title}” is the lead story now"
+        )
+        assert FrontPin.objects.filter(lead=True).get().article == current
+        editor.check("#id_replace_lead")
+        editor.click("input[name=_save]")
+        expect(editor.locator(".messagelist")).to_contain_text("was added successfully")
+        rows = editor.locator("#result_list tbody tr")
+        expect(rows.filter(has_text=newcomer.title[:30])).to_contain_text("The lead story")
+        expect(rows.filter(has_text=current.title[:30])).to_contain_text("A feature")
+    assert FrontPin.objects.filter(lead=True).get().article == newcomer

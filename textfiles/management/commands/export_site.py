@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from embeds.models import Embed
 from news.models import Article, RetiredSlug, Tag
 from people.models import Author
 from sources.models import SourceURL
@@ -18,6 +19,7 @@ from textfiles.frontpage import BACKUP_FRONT, write_front
 from textfiles.importer import (
     BACKUP_ARTICLES,
     BACKUP_AUTHORS,
+    BACKUP_EMBEDS,
     BACKUP_GONE,
     BACKUP_SOURCES,
     BACKUP_TAGS,
@@ -26,9 +28,11 @@ from textfiles.library import write_library
 from textfiles.textformat import (
     ExportError,
     ParsedAuthor,
+    ParsedEmbed,
     ParsedSourceURL,
     format_article,
     format_authors,
+    format_embeds,
     format_gone,
     format_source_urls,
     format_tags,
@@ -127,6 +131,7 @@ class Command(BaseCommand):
         "id; the authors with their bios, roles, links and accounts (authors.txt); the "
         "topics and their addresses (tags.txt); the addresses of deleted articles "
         "(gone.txt); the source URLs' checks, archived copies and ignore dates (sources.txt); "
+        "the fetched cards of links set alone on a line (embeds.txt); "
         "the image library, originals and words (images/). "
         "import_site restores it into an empty database."
     )
@@ -212,13 +217,35 @@ class Command(BaseCommand):
                 ParsedSourceURL(**{f.name: getattr(row, f.name) for f in fields})
                 for row in SourceURL.objects.order_by("url").iterator(chunk_size=2000)
             ]
-        authors_text = sources_text = ""
+            # The cards readers see; pending and failed ones are fetched again.
+            embeds = [
+                ParsedEmbed(
+                    url=embed.url,
+                    title=embed.title,
+                    fetched_at=timezone.localtime(embed.fetched_at),
+                    kind=embed.kind,
+                    provider=embed.provider,
+                    author=embed.author,
+                    text=embed.text,
+                    thumbnail=embed.thumbnail.key if embed.thumbnail_id else "",
+                    player_url=embed.player_url,
+                    player_size=(embed.player_width, embed.player_height)
+                    if embed.player_width and embed.player_height
+                    else None,
+                )
+                for embed in Embed.objects.ready().select_related("thumbnail").order_by("url")
+            ]
+        authors_text = sources_text = embeds_text = ""
         try:
             authors_text = format_authors(authors)
         except ExportError as error:
             problems.append(str(error))
         try:
             sources_text = format_source_urls(source_urls)
+        except ExportError as error:
+            problems.append(str(error))
+        try:
+            embeds_text = format_embeds(embeds)
         except ExportError as error:
             problems.append(str(error))
         for problem in problems:
@@ -234,4 +261,5 @@ class Command(BaseCommand):
         (work / BACKUP_AUTHORS).write_text(authors_text, encoding="utf-8", newline="\n")
         write_front(work / BACKUP_FRONT)
         (work / BACKUP_SOURCES).write_text(sources_text, encoding="utf-8", newline="\n")
+        (work / BACKUP_EMBEDS).write_text(embeds_text, encoding="utf-8", newline="\n")
         return count

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EmbedsConfig(AppConfig):
+    name = "embeds"
+    verbose_name = "Embeds"

@@ -1,0 +1,232 @@
+"""What a linked page's card shows, read from the page once on the server: its oEmbed
+(discovered from the page's own <link>, or the known address of a few big providers),
+else its Open Graph tags. Every request goes through outbound (public addresses only
+unless ALLOW_PRIVATE_ADDRESSES, bodies read up to a limit); redirects are followed a few
+times, each hop checked the same way."""
+
+import html.parser
+import json
+import re
+from dataclasses import dataclass
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import httpx
+from django.conf import settings
+
+from outbound.client import Refused, TooLarge, client, read_limited
+
+PAGE_LIMIT = 1_000_000
+OEMBED_LIMIT = 200_000
+MAX_REDIRECTS = 4
+REDIRECTS = {301, 302, 303, 307, 308}
+MAX_TEXT = 500
+# Providers whose pages may not point to their oEmbed (a consent wall, an app shell).
+KNOWN_OEMBED = {
+    "youtube.com": "https://www.youtube.com/oembed",
+    "youtu.be": "https://www.youtube.com/oembed",
+    "vimeo.com": "https://vimeo.com/api/oembed.json",
+    "bsky.app": "https://embed.bsky.app/oembed",
+}
+# A YouTube player without its tracking cookies: the same videos, from this host.
+NO_COOKIE_YOUTUBE = "https://www.youtube-nocookie.com"
+_IFRAME_SRC = re.compile(r"<iframe\b[^>]*?\bsrc=[\"']([^\"']+)[\"']", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+
+class FetchFailed(Exception):
+    """Why there is no card: the link stays a plain link."""
+
+
+@dataclass
+class Found:
+    kind: str = "link"
+    provider: str = ""
+    title: str = ""
+    author: str = ""
+    text: str = ""
+    thumbnail_url: str = ""
+    player_url: str = ""
+    player_width: int | None = None
+    player_height: int | None = None
+
+
+def user_agent():
+    return f"Skillo link previews (+{settings.SKILLO_SITE_URL})"
+
+
+def usable(url):
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in {"http", "https"} and bool(parts.hostname) and url.isascii()
+
+
+def get(url, limit, accept):
+    """(final address, content type, body) of a GET, following redirects."""
+    for _ in range(MAX_REDIRECTS + 1):
+        if not usable(url):
+            raise FetchFailed(f"{url[:200]} is not an http(s) address")
+        headers = {"User-Agent": user_agent(), "Accept": accept}
+        try:
+            with client().stream("GET", url, headers=headers) as response:
+                location = response.headers.get("Location")
+                if response.status_code in REDIRECTS and location:
+                    url = urljoin(url, location)
+                    continue
+                if response.status_code != 200:
+                    raise FetchFailed(f"{url[:200]} answered {response.status_code}")
+                body = read_limited(response, limit)
+                return url, response.headers.get("Content-Type", ""), body
+        except (httpx.HTTPError, httpx.InvalidURL, Refused, TooLarge, UnicodeError) as error:
+            raise FetchFailed(f"{url[:200]}: {error}") from error
+    raise FetchFailed(f"more than {MAX_REDIRECTS} redirects")
+
+
+class Head(html.parser.HTMLParser):
+    """The <title>, <meta> and oEmbed <link> of a page's head."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.meta = {}
+        self.oembed = ""
+        self.title = ""
+        self._in_title = False
+        self.done = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {name: value or "" for name, value in attrs}
+        if tag == "meta":
+            key = (attrs.get("property") or attrs.get("name") or "").lower()
+            if key and "content" in attrs:
+                self.meta.setdefault(key, attrs["content"])
+        elif tag == "link":
+            rel = attrs.get("rel", "").lower().split()
+            if "alternate" in rel and attrs.get("type", "").lower() == "application/json+oembed":
+                self.oembed = self.oembed or attrs.get("href", "")
+        elif tag == "title":
+            self._in_title = True
+        elif tag == "body":
+            self.done = True
+
+    def handle_data(self, data):
+        if self._in_title and not self.title:
+            self.title = data
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self._in_title = False
+        elif tag == "head":
+            self.done = True
+
+
+def read_head(body, content_type):
+    charset = "utf-8"
+    if "charset=" in content_type:
+        charset = content_type.split("charset=", 1)[1].split(";")[0].strip() or charset
+    try:
+        text = body.decode(charset, errors="replace")
+    except LookupError:
+        text = body.decode("utf-8", errors="replace")
+    head = Head()
+    # The head is what matters; a page's body can be megabytes of markup.
+    for start in range(0, len(text), 65536):
+        head.feed(text[start : start + 65536])
+        if head.done:
+            break
+    return head
+
+
+def known_endpoint(url):
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.").removeprefix("m.")
+    endpoint = KNOWN_OEMBED.get(host)
+    return f"{endpoint}?{urlencode({'url': url, 'format': 'json'})}" if endpoint else ""
+
+
+def clean(value, limit):
+    text = _SPACES.sub(" ", str(value or "")).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def player(oembed, page_url):
+    """The iframe address of a video's oEmbed, if it is one a page may frame: https (or
+    any, where private addresses are allowed, as in tests), YouTube's without cookies."""
+    found = _IFRAME_SRC.search(str(oembed.get("html") or ""))
+    if not found:
+        return ""
+    src = urljoin(page_url, found[1].replace("&amp;", "&"))
+    parts = urlsplit(src)
+    if not usable(src) or (parts.scheme != "https" and not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES):
+        return ""
+    if (parts.hostname or "").lower() in {"www.youtube.com", "youtube.com"}:
+        src = NO_COOKIE_YOUTUBE + src[len(f"{parts.scheme}://{parts.netloc}") :]
+    return src
+
+
+def number(value):
+    try:
+        found = int(value)
+    except (TypeError, ValueError):
+        return None
+    return found if 0 < found < 10_000 else None
+
+
+def fetch(url):
+    """What the card of the page at ``url`` shows, or FetchFailed."""
+    head, page_url, page_error = None, url, None
+    try:
+        page_url, content_type, body = get(url, PAGE_LIMIT, "text/html,application/xhtml+xml")
+        if "html" in content_type.lower():
+            head = read_head(body, content_type)
+    except FetchFailed as error:
+        page_error = error
+    endpoint = ""
+    if head is not None and head.oembed:
+        endpoint = urljoin(page_url, head.oembed)
+    endpoint = endpoint if usable(endpoint) else known_endpoint(url)
+    oembed = {}
+    if endpoint:
+        try:
+            _, _, body = get(endpoint, OEMBED_LIMIT, "application/json")
+            oembed = json.loads(body)
+        except (FetchFailed, ValueError):
+            oembed = {}
+        if not isinstance(oembed, dict):
+            oembed = {}
+    meta = head.meta if head is not None else {}
+    title = (
+        oembed.get("title")
+        or meta.get("og:title")
+        or meta.get("twitter:title")
+        or (head.title if head is not None else "")
+    )
+    if not clean(title, 300):
+        raise page_error or FetchFailed("the page gives no title to show")
+    kind = (
+        oembed.get("type") if oembed.get("type") in {"video", "rich", "photo", "link"} else "link"
+    )
+    thumbnail = (
+        oembed.get("thumbnail_url") or meta.get("og:image") or meta.get("twitter:image") or ""
+    )
+    if kind == "photo" and not thumbnail:
+        thumbnail = oembed.get("url") or ""
+    found = Found(
+        kind=kind,
+        provider=clean(
+            oembed.get("provider_name")
+            or meta.get("og:site_name")
+            or (urlsplit(page_url).hostname or ""),
+            100,
+        ),
+        title=clean(title, 300),
+        author=clean(oembed.get("author_name"), 200),
+        text=clean(meta.get("og:description") or meta.get("description"), MAX_TEXT),
+        thumbnail_url=urljoin(page_url, thumbnail)
+        if isinstance(thumbnail, str) and thumbnail
+        else "",
+    )
+    if kind == "video" and (src := player(oembed, page_url)):
+        found.player_url = src
+        found.player_width = number(oembed.get("width"))
+        found.player_height = number(oembed.get("height"))
+    return found
