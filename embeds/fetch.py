@@ -7,6 +7,7 @@ times, each hop checked the same way."""
 import html.parser
 import json
 import re
+import time
 from dataclasses import dataclass
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -62,8 +63,22 @@ def usable(url):
     return parts.scheme in {"http", "https"} and bool(parts.hostname) and url.isascii()
 
 
-def get(url, limit, accept):
-    """(final address, content type, body) of a GET, following redirects."""
+def read_start(response, limit, seconds=20):
+    """The first ``limit`` bytes of a streamed body (a page's head is at its start; some
+    pages weigh megabytes), within ``seconds`` in all."""
+    chunks, size = [], 0
+    deadline = time.monotonic() + seconds
+    for chunk in response.iter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit or time.monotonic() > deadline:
+            break
+    return b"".join(chunks)[:limit]
+
+
+def get(url, limit, accept, cut=False):
+    """(final address, content type, body) of a GET, following redirects. A body over
+    ``limit`` bytes fails, or with ``cut`` is read up to there."""
     for _ in range(MAX_REDIRECTS + 1):
         if not usable(url):
             raise FetchFailed(f"{url[:200]} is not an http(s) address")
@@ -76,7 +91,7 @@ def get(url, limit, accept):
                     continue
                 if response.status_code != 200:
                     raise FetchFailed(f"{url[:200]} answered {response.status_code}")
-                body = read_limited(response, limit)
+                body = read_start(response, limit) if cut else read_limited(response, limit)
                 return url, response.headers.get("Content-Type", ""), body
         except (httpx.HTTPError, httpx.InvalidURL, Refused, TooLarge, UnicodeError) as error:
             raise FetchFailed(f"{url[:200]}: {error}") from error
@@ -175,7 +190,9 @@ def fetch(url):
     """What the card of the page at ``url`` shows, or FetchFailed."""
     head, page_url, page_error = None, url, None
     try:
-        page_url, content_type, body = get(url, PAGE_LIMIT, "text/html,application/xhtml+xml")
+        page_url, content_type, body = get(
+            url, PAGE_LIMIT, "text/html,application/xhtml+xml", cut=True
+        )
         if "html" in content_type.lower():
             head = read_head(body, content_type)
     except FetchFailed as error:

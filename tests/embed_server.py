@@ -5,6 +5,7 @@ only (the tests allow private addresses), counting every request it is sent.
                player (/player/1) and a thumbnail (/thumb.png)
   /post/1      a post with Open Graph tags only, and a picture (/thumb2.png)
   /plain       a page with a <title> and nothing else
+  /big         Open Graph tags in a head, then 3.9 MB of body
   /moved       301 -> /post/1
   /missing     404
 """
@@ -71,6 +72,16 @@ class EmbedServer:
                     '<meta property="og:image" content="/thumb2.png">'
                     "</head><body></body></html>"
                 ).encode(),
+            )
+        if path == "/big":
+            # A head, then megabytes of body, as some video sites' pages weigh.
+            return (
+                200,
+                "text/html",
+                (
+                    b'<!doctype html><html><head><meta property="og:title" content="A heavy page">'
+                    b"</head><body>" + b"<p>filler</p>" * 300_000 + b"</body></html>"
+                ),
             )
         if path == "/plain":
             return 200, "text/html", b"<!doctype html><title>A plain page</title><p>Hello"

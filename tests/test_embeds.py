@@ -91,6 +91,13 @@ def test_a_redirect_is_followed_to_the_page(remote):
     assert remote.requests[:2] == ["/moved", "/post/1"]
 
 
+def test_a_heavy_page_is_read_up_to_its_head(remote):
+    story(f"{remote.base}/big")
+    run_queued()
+    embed = Embed.objects.get()
+    assert (embed.state, embed.title) == (Embed.State.READY, "A heavy page")
+
+
 def test_a_page_that_cannot_be_read_stays_a_plain_link(client, remote):
     url = f"{remote.base}/missing"
     article = story(url)
@@ -171,3 +178,38 @@ def test_an_article_without_cards_keeps_the_site_policy(client):
     response = page(client, ArticleFactory())
     assert "frame-src" not in response["Content-Security-Policy"]
     assert Article.objects.count() == 1
+
+
+def test_big_providers_are_asked_at_their_known_oembed_address():
+    from embeds.fetch import known_endpoint
+
+    assert known_endpoint("https://youtu.be/abc") == (
+        "https://www.youtube.com/oembed?url=https%3A%2F%2Fyoutu.be%2Fabc&format=json"
+    )
+    assert known_endpoint("https://vimeo.com/76979871").startswith(
+        "https://vimeo.com/api/oembed.json?url="
+    )
+    assert known_endpoint("https://example.org/x") == ""
+
+
+@pytest.mark.parametrize(
+    ("iframe", "player"),
+    [
+        (
+            '<iframe src="https://www.youtube.com/embed/abc?feature=oembed"></iframe>',
+            "https://www.youtube-nocookie.com/embed/abc?feature=oembed",
+        ),
+        (
+            '<iframe src="https://player.vimeo.com/video/1?h=2&amp;app_id=3">',
+            ("https://player.vimeo.com/video/1?h=2&app_id=3"),
+        ),
+        ('<iframe src="javascript:alert(1)">', ""),
+        ('<iframe src="http://insecure.example/player">', ""),
+        ("<p>no player</p>", ""),
+    ],
+)
+def test_a_video_player_is_an_https_address_youtube_without_cookies(settings, iframe, player):
+    from embeds.fetch import player as player_of
+
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
+    assert player_of({"html": iframe}, "https://video.example/watch/1") == player
