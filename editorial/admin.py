@@ -698,23 +698,25 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         back = request.POST.get("next", "")
         if not back.startswith(reverse("admin:news_article_calendar")):
             back = reverse("admin:news_article_calendar")
+        day = request.POST.get("day")
         try:
-            moment = calendar.move(article, request.POST.get("day"))
+            moment = calendar.move(article, day)
+            before = timezone.localtime(article.published_at)
+            after = timezone.localtime(moment)
+
+            def reschedule(story):
+                # Asked again of the locked row: it may have gone public meanwhile.
+                story.published_at = calendar.move(story, day)
+
+            save_each(
+                request,
+                Article.objects.filter(pk=article.pk),
+                reschedule,
+                f"Rescheduled from {before:%-d %B %Y, %H:%M} to {after:%-d %B %Y, %H:%M %Z}",
+            )
         except calendar.CannotMove as error:
             self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(back)
-        before = timezone.localtime(article.published_at)
-        after = timezone.localtime(moment)
-
-        def reschedule(story):
-            story.published_at = moment
-
-        save_each(
-            request,
-            Article.objects.filter(pk=article.pk),
-            reschedule,
-            f"Rescheduled from {before:%-d %B %Y, %H:%M} to {after:%-d %B %Y, %H:%M %Z}",
-        )
         self.message_user(
             request,
             f"Moved “{article.title}” to {after:%A %-d %B %Y, %H:%M %Z}.",

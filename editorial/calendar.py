@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date
 
 from news.models import Article
+from news.rules import EARLIEST_YEAR, LATEST_YEAR
 
 MONTH, WEEK = "month", "week"
 # A day shows this many stories; the rest are a link to the day's list.
@@ -51,15 +52,17 @@ def chosen(query):
     if week := query.get("week"):
         try:
             year, number = week.split("-W")
-            return WEEK, date.fromisocalendar(int(year), int(number), 1)
+            found = date.fromisocalendar(int(year), int(number), 1)
         except ValueError:
-            return WEEK, today
+            found = None
+        return WEEK, found if found and EARLIEST_YEAR <= found.year <= LATEST_YEAR else today
     month = query.get("month", "")
     try:
-        if len(month) == 7 and (found := parse_date(f"{month}-01")):
-            return MONTH, found
+        found = parse_date(f"{month}-01") if len(month) == 7 else None
     except ValueError:
-        pass  # "2026-13": this month
+        found = None  # "2026-13": this month
+    if found and EARLIEST_YEAR <= found.year <= LATEST_YEAR:
+        return MONTH, found
     return MONTH, today
 
 

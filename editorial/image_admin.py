@@ -7,7 +7,7 @@ import mimetypes
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import FileResponse, Http404, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -270,6 +270,12 @@ class ImageAdmin(admin.ModelAdmin):
                 image = form.save(commit=False)
                 image.uploaded_by = request.user
                 image.save()
+        except IntegrityError:
+            # The same picture dropped twice at once: the first one in is the one.
+            existing = Image.objects.filter(sha256=form.checked_upload.sha256).first()
+            if existing is None:
+                raise
+            return JsonResponse(picked(existing, existing=True))
         except Exception as error:
             if not no_space_left(error):
                 raise

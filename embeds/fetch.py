@@ -32,6 +32,14 @@ KNOWN_OEMBED = {
 NO_COOKIE_YOUTUBE = "https://www.youtube-nocookie.com"
 _IFRAME_SRC = re.compile(r"<iframe\b[^>]*?\bsrc=[\"']([^\"']+)[\"']", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+# What a player's address may hold: a host of letters, digits, dots and hyphens (its
+# origin goes into the page's CSP, where ";" or a space would start another directive),
+# an optional port, then visible ASCII without quotes, spaces or angle brackets.
+_PLAYER = re.compile(
+    r"(?P<origin>https?://(?P<host>[a-z0-9.-]+)(?::\d{1,5})?)(?:[/?#][!#-;=?-~]*)?"
+)
+MAX_PLAYER = 500
 
 
 class FetchFailed(Exception):
@@ -159,7 +167,9 @@ def known_endpoint(url):
 
 
 def clean(value, limit):
-    text = _SPACES.sub(" ", str(value or "")).strip()
+    """Words from another site, as one line: spaces folded, the private-use characters
+    Skillo's own markers are made of removed (news.rendering), cut at ``limit``."""
+    text = _PRIVATE_USE.sub("", _SPACES.sub(" ", str(value or ""))).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -169,13 +179,24 @@ def player(oembed, page_url):
     found = _IFRAME_SRC.search(str(oembed.get("html") or ""))
     if not found:
         return ""
-    src = urljoin(page_url, found[1].replace("&amp;", "&"))
-    parts = urlsplit(src)
-    if not usable(src) or (parts.scheme != "https" and not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES):
+    src = urljoin(page_url, found[1].replace("&amp;", "&").strip())
+    checked = _PLAYER.fullmatch(src)
+    if (
+        checked is None
+        or len(src) > MAX_PLAYER
+        or (not src.startswith("https://") and not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES)
+    ):
         return ""
-    if (parts.hostname or "").lower() in {"www.youtube.com", "youtube.com"}:
-        src = NO_COOKIE_YOUTUBE + src[len(f"{parts.scheme}://{parts.netloc}") :]
+    if checked["host"] in {"www.youtube.com", "youtube.com"}:
+        src = NO_COOKIE_YOUTUBE + src[len(checked["origin"]) :]
     return src
+
+
+def player_origin(src):
+    """The scheme, host and port a player is loaded from (for the page's CSP), or "" for
+    an address player() would not give."""
+    checked = _PLAYER.fullmatch(src or "")
+    return checked["origin"] if checked else ""
 
 
 def number(value):
@@ -206,7 +227,7 @@ def fetch(url):
         try:
             _, _, body = get(endpoint, OEMBED_LIMIT, "application/json")
             oembed = json.loads(body)
-        except (FetchFailed, ValueError):
+        except (FetchFailed, ValueError, RecursionError):
             oembed = {}
         if not isinstance(oembed, dict):
             oembed = {}
@@ -219,9 +240,9 @@ def fetch(url):
     )
     if not clean(title, 300):
         raise page_error or FetchFailed("the page gives no title to show")
-    kind = (
-        oembed.get("type") if oembed.get("type") in {"video", "rich", "photo", "link"} else "link"
-    )
+    kind = oembed.get("type")
+    if not isinstance(kind, str) or kind not in {"video", "rich", "photo", "link"}:
+        kind = "link"
     thumbnail = (
         oembed.get("thumbnail_url") or meta.get("og:image") or meta.get("twitter:image") or ""
     )
@@ -238,7 +259,7 @@ def fetch(url):
         title=clean(title, 300),
         author=clean(oembed.get("author_name"), 200),
         text=clean(meta.get("og:description") or meta.get("description"), MAX_TEXT),
-        thumbnail_url=urljoin(page_url, thumbnail)
+        thumbnail_url=urljoin(page_url, thumbnail.strip())
         if isinstance(thumbnail, str) and thumbnail
         else "",
     )

@@ -7,6 +7,8 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
+from .fetch import player_origin
+
 MAX_URL = 500
 # A failed fetch is tried again when an article with the link is saved after this long.
 RETRY_AFTER = timedelta(hours=1)
@@ -59,12 +61,12 @@ class Embed(models.Model):
 
     @property
     def player_origin(self):
-        """The scheme and host (and port) the player is loaded from, for the CSP."""
-        if not self.player_url:
-            return ""
-        scheme, _, rest = self.player_url.partition("://")
-        return f"{scheme}://{rest.split('/', 1)[0]}"
+        """The scheme, host and port the player is loaded from, for the page's CSP ("" for
+        an address that could not be one)."""
+        return player_origin(self.player_url)
 
     def retry_due(self, now=None):
+        """A failed fetch, or one that never finished (a worker killed, an error of its
+        own), is tried again once RETRY_AFTER has passed."""
         now = now or timezone.now()
-        return self.state == self.State.FAILED and self.requested_at <= now - RETRY_AFTER
+        return self.state != self.State.READY and self.requested_at <= now - RETRY_AFTER

@@ -1,5 +1,7 @@
 """The embeds' background work: each linked page is fetched once, by a worker."""
 
+import logging
+
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.tasks import task
@@ -11,6 +13,8 @@ from images.uploads import check_upload, max_upload_bytes
 
 from .fetch import FetchFailed, fetch, get
 from .models import Embed
+
+logger = logging.getLogger(__name__)
 
 
 def library_thumbnail(url, provider):
@@ -37,6 +41,13 @@ def library_thumbnail(url, provider):
     return image
 
 
+def failed(embed, why):
+    embed.state, embed.error = Embed.State.FAILED, why[:300]
+    embed.fetched_at = timezone.now()
+    embed.save()
+    return embed.state
+
+
 @task
 def fetch_embed(url):
     """Fetch the card of ``url``: ready, or failed (the link stays a plain link). Saving
@@ -47,10 +58,10 @@ def fetch_embed(url):
     try:
         found = fetch(url)
     except FetchFailed as error:
-        embed.state, embed.error = Embed.State.FAILED, str(error)[:300]
-        embed.fetched_at = timezone.now()
-        embed.save()
-        return embed.state
+        return failed(embed, str(error))
+    except Exception as error:  # a page no rule foresaw: a plain link, and a log line
+        logger.exception("Reading %s for its card failed", url)
+        return failed(embed, f"{type(error).__name__}: {error}")
     thumbnail = (
         library_thumbnail(found.thumbnail_url, found.provider) if found.thumbnail_url else None
     )

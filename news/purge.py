@@ -17,6 +17,7 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from embeds.models import Embed
 from pagecache import purges
 from pagecache.store import cache_call, share
 from people.models import Author
@@ -184,11 +185,14 @@ def front_page_changed():
 
 
 def image_changed(image):
-    """An image's words or focal point changed: the pages and feeds showing it, as a
-    lead image or in the text (its alt text, caption, credit and crops)."""
+    """An image's words or focal point changed, or it is being deleted: the pages and
+    feeds showing it, as a lead image, in the text or in a link card (its alt text,
+    caption, credit and crops)."""
     article_ids = Article.objects.showing_image(image).values_list("pk", flat=True)
     author_ids = Author.objects.filter(photo=image).values_list("pk", flat=True)
-    keys = {*ARTICLE.each(article_ids), *AUTHOR.each(author_ids)}
+    # Link cards with it as their picture (embeds), on whichever pages show them.
+    card_urls = Embed.objects.filter(thumbnail=image).values_list("url", flat=True)
+    keys = {*ARTICLE.each(article_ids), *AUTHOR.each(author_ids), *EMBED.each(card_urls)}
     if keys:
         keys |= {FEEDS()}
         on_commit(lambda: purges.purge(keys))

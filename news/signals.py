@@ -62,16 +62,25 @@ def article_changed(sender, instance, **kwargs):
     purge.after_change(instance.pk)
 
 
-@receiver(post_save, sender=Embed)
+@receiver([post_save, post_delete], sender=Embed)
 def embed_changed(sender, instance, raw=False, **kwargs):
     if not raw:
         purge.embed_changed(instance.url)
 
 
+@receiver(pre_delete, sender=Image)
+def image_deleting(sender, instance, **kwargs):
+    # A link card's picture may be deleted (its card then shows none): SET_NULL sends
+    # no signal of its own.
+    purge.image_changed(instance)
+
+
 @receiver(post_save, sender=Article)
 def article_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
-        # The cards of the links alone on a line, fetched by a worker (embeds.tasks).
+    if not raw and instance.status == Article.Status.PUBLISHED:
+        # The cards of the links alone on a line, fetched by a worker (embeds.tasks);
+        # once the story is scheduled or public: a draft's links are nobody's business,
+        # and the linked site would see Skillo's server ask.
         embeds.request(lone_links(instance.body_html))
     if instance.status == Article.Status.PUBLISHED and not (
         instance.lead_image_id or instance.social_image_id

@@ -154,7 +154,13 @@ def test_a_bad_day_is_named(editor, day):
     assert "Choose the day as YYYY-MM-DD" in response.content.decode()
 
 
-@pytest.mark.parametrize("query", [{"month": "2026-13"}, {"week": "2026-W99"}, {"month": "x"}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"month": "2026-13"}, {"week": "2026-W99"}, {"month": "x"}, {"month": "9999-12"},
+        {"month": "0001-01"}, {"week": "9999-W52"},
+    ],
+)  # fmt: skip
 def test_a_bad_period_shows_the_current_one(editor, query):
     response = editor.get(URL, query)
     assert response.status_code == 200

@@ -5,6 +5,7 @@ address, allowed by the page's CSP for that origin alone. A page that cannot be 
 leaves a plain link; feeds keep the link."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -123,6 +124,50 @@ def test_the_card_replaces_the_link_once_fetched(client, remote):
 def test_a_link_inside_a_sentence_is_left_alone(remote):
     ArticleFactory(body=f"Read {remote.base}/post/1 for more.")
     assert not Embed.objects.exists()
+
+
+def test_a_drafts_links_are_fetched_once_it_is_scheduled(remote):
+    article = ArticleFactory(body=f"Soon.\n\n{remote.base}/post/1", status=Article.Status.DRAFT)
+    run_queued()
+    assert not Embed.objects.exists() and remote.requests == []
+    article.status = Article.Status.PUBLISHED
+    article.published_at = timezone.now() + timedelta(days=1)
+    article.save()
+    run_queued()
+    assert Embed.objects.get().title == POST_TITLE
+
+
+def test_a_card_deleted_in_the_admin_leaves_the_page(client, remote):
+    article = story(f"{remote.base}/post/1")
+    run_queued()
+    assert POST_TITLE in page(client, article).content.decode()
+    Embed.objects.get().delete()
+    assert POST_TITLE not in page(client, article).content.decode()
+
+
+def test_a_player_address_cannot_write_into_the_page_policy(client, remote, monkeypatch):
+    from embeds import fetch
+
+    article = story(f"{remote.base}/video/1")
+    hostile = '<iframe src="https://evil.example?x;script-src-elem https:;"></iframe>'
+    original = fetch.player
+    monkeypatch.setattr(fetch, "player", lambda oembed, url: original({"html": hostile}, url))
+    run_queued()
+    embed = Embed.objects.get()
+    assert embed.player_url == ""
+    response = page(client, article)
+    assert "script-src-elem" not in response["Content-Security-Policy"]
+    assert "frame-src" not in response["Content-Security-Policy"]
+
+
+def test_remote_words_cannot_place_library_pictures(client, remote, monkeypatch):
+    from embeds import fetch
+
+    from .factories import ImageFactory
+
+    picture = ImageFactory()
+    forged = f"\ue000image:{picture.key}:\ue001"
+    assert fetch.clean(f"A title {forged}", 300) == f"A title image:{picture.key}:"
 
 
 def test_private_addresses_are_refused_unless_allowed(settings, remote):

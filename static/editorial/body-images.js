@@ -223,7 +223,13 @@
       }
     }
 
+    var sending = 0; // which upload is running, if any: a closed dialog forgets it
+
     function send() {
+      if (sending || !chosenFile) {
+        return; // Enter again while it uploads
+      }
+      var mine = (sending = Date.now());
       var credit = $("#body-image-credit").value.trim();
       var licence = $("#body-image-licence").value;
       var data = new FormData();
@@ -248,6 +254,9 @@
           return { ok: response.ok, answer: answer };
         });
       }).then(function (result) {
+        if (sending !== mine) {
+          return; // the dialog was closed meanwhile: the text has moved on
+        }
         if (!result.ok) {
           say(result.answer.errors || ["The upload was refused."]);
           return;
@@ -259,8 +268,13 @@
           ? "That picture was already in the library: inserted “" + result.answer.label + "”."
           : "Uploaded and inserted “" + result.answer.label + "”.";
       }).catch(function () {
-        say(["The upload did not reach the server. Your picture and words are still here: try again."]);
+        if (sending === mine) {
+          say(["The upload did not reach the server. Your picture and words are still here: try again."]);
+        }
       }).then(function () {
+        if (sending === mine) {
+          sending = 0;
+        }
         insertButton.disabled = false;
         insertButton.textContent = "Upload and insert";
       });
@@ -276,6 +290,7 @@
     (toolbar || body.parentNode).insertBefore(opener, toolbar ? null : body);
 
     dialog.addEventListener("close", function () {
+      sending = 0;
       reset();
       body.focus();
       body.setSelectionRange(body.selectionStart, body.selectionEnd);
