@@ -165,9 +165,38 @@ def test_remote_words_cannot_place_library_pictures(client, remote, monkeypatch)
 
     from .factories import ImageFactory
 
-    picture = ImageFactory()
+    picture = ImageFactory(alt_text="A picture only editors may place")
     forged = f"\ue000image:{picture.key}:\ue001"
-    assert fetch.clean(f"A title {forged}", 300) == f"A title image:{picture.key}:"
+    original = fetch.read_head
+
+    def forging(body, content_type):
+        head = original(body, content_type)
+        head.meta["og:title"] = f"A post {forged}"
+        return head
+
+    monkeypatch.setattr(fetch, "read_head", forging)
+    article = story(f"{remote.base}/post/1")
+    run_queued()
+    assert Embed.objects.get().title == f"A post image:{picture.key}:"
+    html = page(client, article).content.decode()
+    assert "A picture only editors may place" not in html
+    assert '<figure class="figure' not in html
+
+
+def test_embeds_txt_reads_back_and_names_a_bad_line():
+    from textfiles.textformat import FormatError, ParsedEmbed, format_embeds, parse_embeds
+
+    card = ParsedEmbed(
+        url="https://video.example/watch/1", title=' "Quoted" ', fetched_at=timezone.now(),
+        kind="video", text="Two\nlines", player_url="https://video.example/embed/1",
+        player_size=(640, 360),
+    )  # fmt: skip
+    text = format_embeds([card])
+    assert [got.content() for got in parse_embeds(text)] == [card.content()]
+    with pytest.raises(FormatError) as raised:
+        parse_embeds(text.replace("640 x 360", "640x360"))
+    assert "'Player size:' must read like '640 x 360'" in str(raised.value)
+    assert raised.value.line == text.splitlines().index("Player size: 640 x 360") + 1
 
 
 def test_private_addresses_are_refused_unless_allowed(settings, remote):

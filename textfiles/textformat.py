@@ -1016,27 +1016,70 @@ class ParsedSourceURL:
         return tuple(getattr(self, name) for name in SOURCE_URL_FIELDS.values())
 
 
+def _blocks_text(header, items, fields, written):
+    """A file of "Name: value" blocks, one per item: a line for each field whose
+    ``written(key, value)`` is not None."""
+    blocks = []
+    for item in items:
+        lines = []
+        for name, key in fields.items():
+            text = written(key, getattr(item, key))
+            if text is not None:
+                lines.append(f"{name}: {text}")
+        blocks.append("\n".join(lines) + "\n")
+    return header + "".join(f"\n{block}" for block in blocks)
+
+
+def _checked_blocks(text, items, parse, problem):
+    """``text`` if it reads back as ``items`` (parse), else ExportError(problem(item))."""
+    for wanted, got in zip(items, parse(text), strict=True):
+        if wanted.content() != got.content():
+            raise ExportError(problem(wanted))
+    return text
+
+
+def _block_values(block, fields, what, read):
+    """{key: value} of one block of a "Name: value" file, each value through ``read(key,
+    text, line number, name)``; FormatError on an unknown or repeated line."""
+    values = {}
+    for number, line in block:
+        name, value = _field_line(
+            _SOURCE_URL_LINE, line, number, fields,
+            f"a {what} line; a {what}'s block holds", " lines.",
+        )  # fmt: skip
+        key = fields[name]
+        if key in values:
+            raise FormatError(number, f"'{name}:' is given twice for one {what}.")
+        values[key] = read(key, value, number, name)
+    return values
+
+
+def _written_source_url(key, value):
+    if value in (None, "", 0) or (key == "state" and value == "unchecked"):
+        return None
+    if key in _SOURCE_URL_TIMES:
+        return _write_time(value)
+    return _write_text_value(value) if key == "last_error" else value
+
+
+def _read_source_url(key, value, number, name):
+    if key in _SOURCE_URL_TIMES:
+        return _parse_time(value, number, name)
+    if key in _SOURCE_URL_NUMBERS:
+        if not value.isascii() or not value.isdigit():
+            raise FormatError(number, f"'{name}:' must be a whole number, not {value!r}.")
+        return int(value)
+    return _text_value(value, number, name) if key == "last_error" else value
+
+
 def format_source_urls(source_urls):
     """sources.txt from ParsedSourceURL values (a line for each field that is set);
     ExportError naming a URL whose lines would not read back exactly."""
-    blocks = []
-    for item in source_urls:
-        lines = []
-        for name, key in SOURCE_URL_FIELDS.items():
-            value = getattr(item, key)
-            if value in (None, "", 0) or (key == "state" and value == "unchecked"):
-                continue
-            if key in _SOURCE_URL_TIMES:
-                value = _write_time(value)
-            elif key == "last_error":
-                value = _write_text_value(value)
-            lines.append(f"{name}: {value}")
-        blocks.append("\n".join(lines) + "\n")
-    text = SOURCES_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
-    for wanted, got in zip(source_urls, parse_source_urls(text), strict=True):
-        if wanted.content() != got.content():
-            raise ExportError(f"the source URL {wanted.url!r} cannot be written exactly.")
-    return text
+    text = _blocks_text(SOURCES_FILE_HEADER, source_urls, SOURCE_URL_FIELDS, _written_source_url)
+    return _checked_blocks(
+        text, source_urls, parse_source_urls,
+        lambda item: f"the source URL {item.url!r} cannot be written exactly.",
+    )  # fmt: skip
 
 
 def parse_source_urls(text):
@@ -1046,24 +1089,7 @@ def parse_source_urls(text):
 
 
 def _parse_source_url(block):
-    values = {}
-    for number, line in block:
-        name, value = _field_line(
-            _SOURCE_URL_LINE, line, number, SOURCE_URL_FIELDS,
-            "a source URL line; a source URL's block holds", " lines.",
-        )  # fmt: skip
-        key = SOURCE_URL_FIELDS[name]
-        if key in values:
-            raise FormatError(number, f"'{name}:' is given twice for one source URL.")
-        if key in _SOURCE_URL_TIMES:
-            value = _parse_time(value, number, name)
-        elif key in _SOURCE_URL_NUMBERS:
-            if not value.isascii() or not value.isdigit():
-                raise FormatError(number, f"'{name}:' must be a whole number, not {value!r}.")
-            value = int(value)
-        elif key == "last_error":
-            value = _text_value(value, number, name)
-        values[key] = value
+    values = _block_values(block, SOURCE_URL_FIELDS, "source URL", _read_source_url)
     start = block[0][0]
     if not values.get("url"):
         raise FormatError(start, "a source URL's block needs a 'URL:' line.")
@@ -1115,29 +1141,39 @@ class ParsedEmbed:
         return tuple(getattr(self, name) for name in EMBED_FIELDS.values())
 
 
+def _written_embed(key, value):
+    if value in (None, "") or (key == "kind" and value == "link"):
+        return None
+    if key == "fetched_at":
+        return _write_time(value)
+    if key == "player_size":
+        return f"{value[0]} x {value[1]}"
+    return _write_text_value(value) if key in _EMBED_WORDS else value
+
+
+def _read_embed(key, value, number, name):
+    if key == "fetched_at":
+        return _parse_time(value, number, name)
+    if key == "player_size":
+        size = _PLAYER_SIZE.fullmatch(value)
+        if not size:
+            raise FormatError(number, f"'{name}:' must read like '640 x 360', not {value!r}.")
+        return (int(size["width"]), int(size["height"]))
+    if key == "thumbnail":
+        if not _IMAGE_KEY.fullmatch(value):
+            raise FormatError(number, f"'{name}:' must be a picture's key, not {value!r}.")
+        return value.lower()
+    return _text_value(value, number, name) if key in _EMBED_WORDS else value
+
+
 def format_embeds(embeds):
     """embeds.txt from ParsedEmbed values; ExportError naming a URL whose lines would not
     read back exactly."""
-    blocks = []
-    for item in embeds:
-        lines = []
-        for name, key in EMBED_FIELDS.items():
-            value = getattr(item, key)
-            if value in (None, "") or (key == "kind" and value == "link"):
-                continue
-            if key == "fetched_at":
-                value = _write_time(value)
-            elif key == "player_size":
-                value = f"{value[0]} x {value[1]}"
-            elif key in _EMBED_WORDS:
-                value = _write_text_value(value)
-            lines.append(f"{name}: {value}")
-        blocks.append("\n".join(lines) + "\n")
-    text = EMBEDS_FILE_HEADER + "".join(f"\n{block}" for block in blocks)
-    for wanted, got in zip(embeds, parse_embeds(text), strict=True):
-        if wanted.content() != got.content():
-            raise ExportError(f"the link card of {wanted.url!r} cannot be written exactly.")
-    return text
+    text = _blocks_text(EMBEDS_FILE_HEADER, embeds, EMBED_FIELDS, _written_embed)
+    return _checked_blocks(
+        text, embeds, parse_embeds,
+        lambda item: f"the link card of {item.url!r} cannot be written exactly.",
+    )  # fmt: skip
 
 
 def parse_embeds(text):
@@ -1146,29 +1182,7 @@ def parse_embeds(text):
 
 
 def _parse_embed(block):
-    values = {}
-    for number, line in block:
-        name, value = _field_line(
-            _SOURCE_URL_LINE, line, number, EMBED_FIELDS,
-            "a link card line; a link card's block holds", " lines.",
-        )  # fmt: skip
-        key = EMBED_FIELDS[name]
-        if key in values:
-            raise FormatError(number, f"'{name}:' is given twice for one link card.")
-        if key == "fetched_at":
-            value = _parse_time(value, number, name)
-        elif key == "player_size":
-            size = _PLAYER_SIZE.fullmatch(value)
-            if not size:
-                raise FormatError(number, f"'{name}:' must read like '640 x 360', not {value!r}.")
-            value = (int(size["width"]), int(size["height"]))
-        elif key == "thumbnail":
-            if not _IMAGE_KEY.fullmatch(value):
-                raise FormatError(number, f"'{name}:' must be a picture's key, not {value!r}.")
-            value = value.lower()
-        elif key in _EMBED_WORDS:
-            value = _text_value(value, number, name)
-        values[key] = value
+    values = _block_values(block, EMBED_FIELDS, "link card", _read_embed)
     start = block[0][0]
     for needed in ("url", "title", "fetched_at"):
         if not values.get(needed):
