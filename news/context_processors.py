@@ -1,6 +1,8 @@
-from .topics import main_topics
+from django.utils.functional import SimpleLazyObject
+
+from .fragments import site_parts
 
 
 def navigation(request):
-    # A callable: templates evaluate it only where the header is rendered.
-    return {"main_tags": main_topics}
+    # Lazy: read only where a page extends base.html (not in the admin).
+    return {"site": SimpleLazyObject(lambda: site_parts(request))}

@@ -12,17 +12,24 @@ from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
 from django.template.loader import render_to_string
-from django.utils.safestring import mark_safe
+from django.templatetags.static import static
+from django.utils.safestring import SafeString, mark_safe
 
 from pagecache import fragments
 
 from .asides import asides
-from .dependencies import ARTICLE, AUTHOR, EMBED, REFERENCED_BY, SOURCE, TAG, title_key
+from .dependencies import ARTICLE, AUTHOR, EMBED, NAV, REFERENCED_BY, SOURCE, TAG, title_key
 from .models import Article, Tag, own_parts_prefetch, related_links_prefetch, with_topics
 from .paths import article_path
 from .rendering import contents, lone_links, with_heading_anchors
-from .templatetags.news import byline_structured_data, organization, placed, ready_embeds
-from .topics import topic_sizes
+from .templatetags.news import (
+    byline_structured_data,
+    organization,
+    placed,
+    ready_embeds,
+    site_structured_data,
+)
+from .topics import main_topics, topic_sizes
 
 CARD = "includes/article_card.html"
 # How a list shows an article, by the name its fragment is kept under: (template, the
@@ -49,11 +56,21 @@ class Card:
     authors: tuple
 
 
+class Cards(list):
+    """Cards in a list's order. A template shows them with ``{{ cards }}``, one after the
+    other: a loop would cost a page of twenty cards as much as the cards themselves."""
+
+    def __str__(self):
+        return mark_safe("\n".join(card.html for card in self))
+
+    __html__ = __str__
+
+
 def cards(pks, event=False):
     """The cards of the articles ``pks``, in their order; an article no longer public has
     none."""
     kind = "event-card" if event else "card"
-    return list(cards_of([(kind, pk) for pk in pks]).values())
+    return Cards(cards_of([(kind, pk) for pk in pks]).values())
 
 
 def cards_of(wanted):
@@ -80,10 +97,61 @@ def cards_of(wanted):
         return built
 
     found = fragments.kept(list(names), build)
+    # The HTML was kept as rendered (safe); SafeString() rather than mark_safe(), whose
+    # check for lazy text costs a page of cards a tenth of its time.
     return {
-        names[name]: Card(names[name][1], mark_safe(html), authors)
+        names[name]: Card(names[name][1], SafeString(html), authors)
         for name, ((html, authors), _) in found.items()
     }
+
+
+@dataclass(frozen=True)
+class SiteParts:
+    """What every public page shows around its own content (base.html): the head's links,
+    the site's JSON-LD, the header's navigation and the footer."""
+
+    head: str
+    # The address of the site's logo, for og:image.
+    logo: str
+    data: str
+    nav: str
+    footer: str
+    # How to follow by e-mail (the home and follow pages).
+    newsletter: str
+
+
+def render_site_parts(request, topics, addresses=True):
+    """The site's parts with ``topics`` in the header, rendered. ``addresses``: with the
+    site's absolute addresses (its JSON-LD and logo), which need the request's host; a
+    page refusing a request, whose host may be what it refuses, shows neither."""
+    context = {"request": request, "main_tags": topics}
+
+    def rendered(template):
+        return mark_safe(render_to_string(template, context))
+
+    return SiteParts(
+        head=rendered("includes/head_links.html"),
+        logo=request.build_absolute_uri(static("icons/skillo-512.png")) if addresses else "",
+        data=site_structured_data(request) if addresses else "",
+        nav=rendered("includes/site_nav.html"),
+        footer=rendered("includes/site_footer.html"),
+        newsletter=rendered("includes/follow_newsletter.html"),
+    )
+
+
+def site_parts(request):
+    """The site's parts as readers see them, with the header's topics (NAV): kept, or
+    rendered and kept; per origin, since the JSON-LD holds absolute URLs. Every page
+    shows them, and a page is rebuilt for a change to its own content far more often
+    than for one to these."""
+    origin = request.build_absolute_uri("/")
+    name = f"site:{hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()}"
+
+    def build(_):
+        return {name: (render_site_parts(request, main_topics()), [NAV()])}
+
+    ((parts, _),) = fragments.kept([name], build).values()
+    return parts
 
 
 @dataclass(frozen=True)

@@ -4,18 +4,24 @@ newest.
 
 The editors decide what goes where (news.models.front_choices(): the lead and pinned
 features; the header's topics and their order, news.topics.main_topics()); without
-choices the newest stories fill each place. Each article shows once on the page. Every
-part is a kept card (news.fragments), read together with the page's newest, so the page
-costs the same queries as a plain list of cards.
+choices the newest stories fill each place. Each article shows once on the page.
+
+Where each article goes is worked out once per publication or change of the choices or
+topics (``layout``), from ids alone; a request then reads the kept cards (news.fragments)
+of the articles shown and no others, so the page costs the same queries as a plain list
+of cards.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from pagecache.remembered import remember
 
 from . import fragments
-from .dependencies import LATEST, TOPICS
+from .dependencies import FRONT, LATEST, TOPICS
 from .models import Article, front_choices, tagged
+from .paths import tag_path
 from .topics import main_topics
 
 # The stories under the lead (a grid of three columns at desktop widths, two rows).
@@ -28,8 +34,18 @@ SECTION_CANDIDATES = SECTION_SIZE + TOP_SIZE + 1
 
 
 @dataclass(frozen=True)
+class Topic:
+    """A section's header topic, as the page shows and links it."""
+
+    pk: int
+    name: str
+    slug: str
+    url: str
+
+
+@dataclass(frozen=True)
 class Section:
-    topic: object
+    topic: Topic
     cards: list
 
 
@@ -54,61 +70,86 @@ class FrontPage:
         ]
 
 
-def topic_sections():
-    """[(header topic, ids of its newest published articles)], in the header's order.
-    Worked out once per publication or change of topics (LATEST, TOPICS), not per page."""
+def layout(leads, pinned, newest):
+    """Where each article goes, as ids: {"lead", "lead_chosen", "top", "sections": [[topic
+    id, name, slug, [ids]]], "rest"}. Only public articles are placed (a pin may be a
+    draft's, or outlive its article's publication)."""
+    topics = main_topics()
+    section_candidates = [
+        list(
+            Article.objects.published()
+            .filter(tagged(topic.pk, topic.article_count))
+            .order_by("-published_at", "-pk")
+            .values_list("pk", flat=True)[:SECTION_CANDIDATES]
+        )
+        for topic in topics
+    ]
+    candidates = {*leads, *pinned, *newest, *(pk for pks in section_candidates for pk in pks)}
+    public = set(Article.objects.published().filter(pk__in=candidates).values_list("pk", flat=True))
+    shown = set()
 
-    def newest():
-        return [
-            [
-                topic.pk,
-                list(
-                    Article.objects.published()
-                    .filter(tagged(topic.pk, topic.article_count))
-                    .order_by("-published_at", "-pk")
-                    .values_list("pk", flat=True)[:SECTION_CANDIDATES]
-                ),
-            ]
-            for topic in main_topics()
-        ]
+    def take(pks, limit=None):
+        taken = []
+        for pk in pks:
+            if limit is not None and len(taken) == limit:
+                break
+            if pk in public and pk not in shown:
+                shown.add(pk)
+                taken.append(pk)
+        return taken
 
-    topics = {topic.pk: topic for topic in main_topics()}
-    found = remember("front:sections", [LATEST(), TOPICS()], newest)
-    return [(topics[pk], pks) for pk, pks in found if pk in topics]
+    chosen = take(leads, limit=1)
+    lead = chosen or take(newest[:1])
+    top = take([*pinned, *newest], limit=TOP_SIZE)
+    sections = [
+        [topic.pk, topic.name, topic.slug, pks]
+        for topic, candidates in zip(topics, section_candidates, strict=True)
+        if (pks := take(candidates, limit=SECTION_SIZE))
+    ]
+    return {
+        "lead": lead[0] if lead else None,
+        "lead_chosen": bool(chosen),
+        "top": top,
+        "sections": sections,
+        "rest": take(newest),
+    }
 
 
 def front_page(newest):
     """The first page laid out from ``newest`` (the ids of the page's newest articles)."""
     leads, pinned = front_choices()
-    sections = topic_sections()
-    wanted = [
-        *(("lead", pk) for pk in [*leads, *newest[:1]]),
-        *(("card", pk) for pk in pinned),
-        *(("card", pk) for pk in newest),
-        *(("card", pk) for _, pks in sections for pk in pks),
+    # Kept per set of choices and newest: a pin that expires, or a story published, is
+    # another layout, whatever purge may still be on its way.
+    digest = hashlib.md5(
+        json.dumps([leads, pinned, newest]).encode(), usedforsecurity=False
+    ).hexdigest()
+    placed = remember(
+        f"front:layout:{digest}",
+        [LATEST(), FRONT(), TOPICS()],
+        lambda: layout(leads, pinned, newest),
+    )
+    lead = [("lead", placed["lead"])] if placed["lead"] is not None else []
+    found = fragments.cards_of(
+        [
+            *lead,
+            *(("card", pk) for pk in placed["top"]),
+            *(("card", pk) for *_, pks in placed["sections"] for pk in pks),
+            *(("card", pk) for pk in placed["rest"]),
+        ]
+    )
+
+    def cards(pks):
+        # An article no longer public has no card until the next layout.
+        return fragments.Cards(found[("card", pk)] for pk in pks if ("card", pk) in found)
+
+    sections = [
+        Section(Topic(pk, name, slug, tag_path(slug)), cards(pks))
+        for pk, name, slug, pks in placed["sections"]
     ]
-    found = fragments.cards_of(wanted)
-    shown = set()
-
-    def take(pks, limit=None, kind="card"):
-        taken = []
-        for pk in pks:
-            if limit is not None and len(taken) == limit:
-                break
-            card = found.get((kind, pk))
-            if card is not None and pk not in shown:
-                shown.add(pk)
-                taken.append(card)
-        return taken
-
-    chosen = take(leads, limit=1, kind="lead")
-    lead = chosen[0] if chosen else next(iter(take(newest[:1], kind="lead")), None)
-    top = take([*pinned, *newest], limit=TOP_SIZE)
-    by_topic = [Section(topic, take(pks, limit=SECTION_SIZE)) for topic, pks in sections]
     return FrontPage(
-        lead=lead,
-        lead_chosen=bool(chosen),
-        top=top,
-        sections=[section for section in by_topic if section.cards],
-        rest=take(newest),
+        lead=found.get(lead[0]) if lead else None,
+        lead_chosen=placed["lead_chosen"],
+        top=cards(placed["top"]),
+        sections=[section for section in sections if section.cards],
+        rest=cards(placed["rest"]),
     )

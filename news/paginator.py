@@ -2,6 +2,10 @@
 
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 
+from pagecache.remembered import remember
+
+from .dependencies import LATEST
+
 
 class LookaheadPage(Page):
     def __init__(self, object_list, number, paginator, has_next):
@@ -37,7 +41,24 @@ class LookaheadPaginator(Paginator):
     def page(self, number):
         number = self.validate_number(number)
         start = (number - 1) * self.per_page
-        rows = list(self.object_list[start : start + self.per_page + 1])
+        rows = self.rows(start, start + self.per_page + 1)
         if not rows and number > 1:
             raise EmptyPage("That page contains no results.")
         return LookaheadPage(rows[: self.per_page], number, self, len(rows) > self.per_page)
+
+    def rows(self, start, stop):
+        return list(self.object_list[start:stop])
+
+
+class NewestPaginator(LookaheadPaginator):
+    """The newest articles' ids, the first page's remembered until a publication changes
+    them (LATEST): the home page, rebuilt for an edit of a story it shows, reads none."""
+
+    def rows(self, start, stop):
+        if start:
+            return super().rows(start, stop)
+        return remember(
+            f"articles:newest:{stop}",
+            [LATEST()],
+            lambda: super(NewestPaginator, self).rows(start, stop),
+        )

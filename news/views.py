@@ -38,7 +38,7 @@ from .models import (
     tagged,
     written_by,
 )
-from .paginator import LookaheadPaginator
+from .paginator import LookaheadPaginator, NewestPaginator
 from .sitemaps import recent_news
 from .topics import TopicIndex, all_topics, archive_months, get_topic_or_404
 
@@ -82,6 +82,7 @@ class ArticlesPageMixin:
 
 @cached_page(NAV, LATEST, FRONT)
 class ArticleListView(ArticlesPageMixin, ListView):
+    paginator_class = NewestPaginator
     paginate_by = settings.SKILLO_PAGE_SIZE
     context_object_name = "articles"
     template_name = "news/index.html"

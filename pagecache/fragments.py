@@ -39,7 +39,8 @@ def kept(names, build):
     current = {
         name: (entry["value"], list(entry["deps"]))
         for name, entry in entries.items()
-        if ok and all(tokens.get(dep) == token for dep, token in entry["deps"].items())
+        # Every token it was built with is still the current one.
+        if ok and entry["deps"].items() <= tokens.items()
     }
     missing = [name for name in names if name not in current]
     if missing:

@@ -6,6 +6,7 @@ every app server sharing the cache sees it at once. The cache being down is neve
 error here: every call answers "not found" and pages are built afresh.
 """
 
+import functools
 import logging
 import threading
 import time
@@ -14,6 +15,7 @@ import uuid
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.signals import setting_changed
 
 from .purgelog import PurgeLog, default_path
 
@@ -58,9 +60,12 @@ def cache_call(method, *args, **kwargs):
 _logs = {}
 
 
+@functools.cache
 def purge_log():
     """The machine's shared purge log when the cache is this process's own memory (the
-    default), else None: a shared cache (Redis) carries purges by itself."""
+    default), else None: a shared cache (Redis) carries purges by itself.
+
+    Worked out once per settings (it is looked up before every read of the cache)."""
     if not isinstance(caches["default"], LocMemCache) or settings.SKILLO_PURGE_LOG == "off":
         return None
     path = settings.SKILLO_PURGE_LOG or default_path()
@@ -72,6 +77,14 @@ def purge_log():
             forget_all=cache.clear,
         )
     return _logs[path]
+
+
+def _settings_changed(**kwargs):
+    # A test's override_settings of CACHES, DATABASES or the log's path.
+    purge_log.cache_clear()
+
+
+setting_changed.connect(_settings_changed)
 
 
 def catch_up():

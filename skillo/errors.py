@@ -12,9 +12,9 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from django.shortcuts import render
 
 from news import rules
+from news.fragments import render_site_parts
 from newsletters import views as newsletters_views
 
-NO_TOPICS = {"main_tags": ()}
 TOO_LARGE = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
 LIMITS = {
     "body": f"{rules.MAX_BODY_CHARS:,}",
@@ -24,9 +24,15 @@ LIMITS = {
 }
 
 
+def no_topics(request):
+    """The site's parts without the header's topics or absolute addresses (the Host
+    header may be what is refused), rendered without the cache."""
+    return {"site": render_site_parts(request, (), addresses=False)}
+
+
 def bad_request(request, exception):
-    context = {**NO_TOPICS, "too_large": isinstance(exception, TOO_LARGE), "limits": LIMITS}
-    return render(request, "400.html", context, status=400)
+    context = {"too_large": isinstance(exception, TOO_LARGE), "limits": LIMITS}
+    return render(request, "400.html", {**no_topics(request), **context}, status=400)
 
 
 def permission_denied(request, exception):
@@ -50,4 +56,4 @@ def forbidden(request, csrf):
             "csrf": csrf,
         }
         return render(request, "admin/403.html", context, status=403)
-    return render(request, "403.html", {**NO_TOPICS, "csrf": csrf}, status=403)
+    return render(request, "403.html", {**no_topics(request), "csrf": csrf}, status=403)

@@ -70,11 +70,18 @@ def test_reordering_the_authors_reorders_the_byline(client):
 
 
 def test_cards_cost_no_query_per_byline(client):
+    from news.dependencies import ARTICLE
+    from news.models import Article
+
+    def every_card():
+        # Rendered again, as after a change to each of them.
+        return ARTICLE.each(Article.objects.values_list("pk", flat=True))
+
     ArticleFactory(authors=["Ada Lovelace"])
-    few = count_queries(client, "/")
+    few = count_queries(client, "/", rendering=every_card())
     for n in range(15):
         ArticleFactory(authors=[f"Writer {n}", "Ada Lovelace", f"Editor {n}"])
-    assert count_queries(client, "/") == few == 1
+    assert count_queries(client, "/", rendering=every_card()) == few
 
 
 # Author pages

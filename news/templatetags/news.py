@@ -457,13 +457,8 @@ def byline_structured_data(request, authors):
     }
 
 
-@register.simple_tag(takes_context=True)
-def site_structured_data(context):
+def site_structured_data(request):
     """JSON-LD for every page but articles: the site, with its search, and Skillo."""
-    return _site_structured_data(context["request"])
-
-
-def _site_structured_data(request):
     search = request.build_absolute_uri(reverse("search:results"))
     return json_ld(
         {
