@@ -5,4 +5,4 @@ from .fragments import site_parts
 
 def navigation(request):
     # Lazy: read only where a page extends base.html (not in the admin).
-    return {"site": SimpleLazyObject(lambda: site_parts(request))}
+    return {"site_parts": SimpleLazyObject(lambda: site_parts(request))}

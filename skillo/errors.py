@@ -27,7 +27,7 @@ LIMITS = {
 def no_topics(request):
     """The site's parts without the header's topics or absolute addresses (the Host
     header may be what is refused), rendered without the cache."""
-    return {"site": render_site_parts(request, (), addresses=False)}
+    return {"site_parts": render_site_parts(request, (), addresses=False)}
 
 
 def bad_request(request, exception):

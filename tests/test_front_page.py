@@ -104,6 +104,37 @@ def test_a_renamed_topic_is_renamed_in_the_header_of_the_next_page(client):
     assert ">PyTorch<" in nav and ">pytorch<" not in nav
 
 
+def test_a_renamed_topic_is_renamed_in_the_header_of_every_page(client):
+    # The header is kept once for every page (news.fragments.site_parts), not per page.
+    ArticleFactory(tags=["pytorch"])
+    pages = ["/about/editorial/", reverse("news:tags"), reverse("news:follow")]
+    for page in pages:
+        assert ">pytorch<" in client.get(page).content.decode()
+    tag = Tag.objects.get(name="pytorch")
+    tag.name = "PyTorch"
+    tag.save()
+    for page in pages:
+        html = client.get(page).content.decode()
+        nav = html[html.index('<nav class="site-nav"') : html.index("</nav>")]
+        assert ">PyTorch<" in nav and ">pytorch<" not in nav, page
+
+
+def test_a_pin_that_runs_out_leaves_the_home_page_at_its_time(client, time_machine):
+    time_machine.move_to(timezone.now(), tick=False)
+    ArticleFactory(title="Newest ordinary news")
+    FrontPin.objects.create(
+        article=ArticleFactory(title="The big story", published_at="2024-01-01T12:00Z"),
+        lead=True,
+        until=timezone.now() + timedelta(hours=2),
+    )
+    html = home(client)
+    assert "Lead story" in html and html.index("The big story") < html.index("Newest ordinary")
+    time_machine.shift(timedelta(hours=2, minutes=1))
+    html = home(client)
+    assert "Lead story" not in html
+    assert html.index("Newest ordinary news") < html.index("The big story")
+
+
 def test_a_topic_page_shows_its_intro(client):
     ArticleFactory(tags=["rust"])
     Tag.objects.filter(name="rust").update(intro="Rust releases.\n\nAnd more.")
