@@ -80,7 +80,9 @@ class ArticlesPageMixin:
         return shown
 
 
-@cached_page(NAV, LATEST, FRONT)
+# TOPICS: the first page's sections are laid out from the header topics' articles; an
+# article tagged into a topic whose section had none must bring the section back.
+@cached_page(NAV, LATEST, FRONT, TOPICS)
 class ArticleListView(ArticlesPageMixin, ListView):
     paginator_class = NewestPaginator
     paginate_by = settings.SKILLO_PAGE_SIZE

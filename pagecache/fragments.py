@@ -14,6 +14,7 @@ import time
 
 from . import release
 from .dependencies import SCHEDULE
+from .purges import BUSY, PURGED, SCHEDULE_KEY, publish_if_due
 from .store import cache_call, catch_up, tokens_to_store
 
 # How long a fragment is kept at most (pages: PAGE_CACHE_TIMEOUT): a release's fragments
@@ -32,7 +33,16 @@ def kept(names, build):
     started = time.time()
     catch_up()
     keys = {name: release.key(f"fragment:{name}") for name in names}
-    ok, found = cache_call("get_many", list(keys.values()))
+    ok, found = cache_call("get_many", [*keys.values(), SCHEDULE_KEY])
+    if ok:
+        # Scheduled content that came due is purged first (as remember() does), so
+        # a fragment of what it changes is built again.
+        state = publish_if_due(found, started)
+        if state == BUSY:
+            built = build(list(names))
+            return {name: built[name] for name in names if name in built}
+        if state == PURGED:
+            ok, found = cache_call("get_many", list(keys.values()))
     entries = {name: found[key] for name, key in keys.items() if ok and key in found}
     deps = sorted({dep for entry in entries.values() for dep in entry["deps"]})
     ok, tokens = cache_call("get_many", deps) if deps else (True, {})

@@ -124,6 +124,24 @@ def store_next_due():
     return due
 
 
+# What a read of the cache that included SCHEDULE_KEY may do (publish_if_due).
+FRESH, PURGED, BUSY = "fresh", "purged", "busy"
+
+
+def publish_if_due(found, started):
+    """After a read of values with SCHEDULE_KEY among them (``found``, which loses it):
+    purge first what scheduled content came due since, as the page cache's middleware
+    does before it serves a page. Without it (PAGE_CACHE off, an editor's request, a
+    command) a kept value would go on leaving out an article already public.
+
+    FRESH: nothing came due, what was read holds. PURGED: read it again. BUSY: another
+    process is purging; build without keeping anything."""
+    due = found.pop(SCHEDULE_KEY, None)
+    if due is not None and due > started:
+        return FRESH
+    return PURGED if publish_due(due) is not None else BUSY
+
+
 def publish_due(due):
     """Purge what came due at or after ``due`` (a Unix time).
 

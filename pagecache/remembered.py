@@ -10,7 +10,7 @@ import time
 
 from . import release
 from .dependencies import SCHEDULE
-from .purges import SCHEDULE_KEY, publish_due
+from .purges import BUSY, PURGED, SCHEDULE_KEY, publish_if_due
 from .store import cache_call, catch_up, tokens_to_store
 
 # How long a value is kept at most: a release's values do not outlive it in a shared
@@ -31,13 +31,10 @@ def remember(key, deps, compute):
     catch_up()
     ok, found = cache_call("get_many", [key, SCHEDULE_KEY, *deps])
     if ok:
-        due = found.get(SCHEDULE_KEY)
-        if due is None or due <= started:
-            # Scheduled content came due: purge first, as the page cache's middleware does
-            # before it serves a page. Without it (PAGE_CACHE off, an editor's request, a
-            # command) a count would go on leaving out an article already public.
-            if publish_due(due) is None:
-                return compute()  # another process is purging: keep nothing now
+        state = publish_if_due(found, started)
+        if state == BUSY:
+            return compute()
+        if state == PURGED:
             ok, found = cache_call("get_many", [key, *deps])
     if ok:
         entry = found.get(key)

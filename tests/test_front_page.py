@@ -119,6 +119,23 @@ def test_a_renamed_topic_is_renamed_in_the_header_of_every_page(client):
         assert ">PyTorch<" in nav and ">pytorch<" not in nav, page
 
 
+def test_a_topic_whose_first_story_comes_due_joins_the_header_of_any_page(client, time_machine):
+    # The kept header is built again once scheduled content comes due, whichever page
+    # is asked for first (the page cache is off here, as for editors).
+    time_machine.move_to(timezone.now(), tick=False)
+    shown = ArticleFactory(tags=["python"])
+    ArticleFactory(tags=["zig"], published_at=timezone.now() + timedelta(minutes=10))
+    url = shown.get_absolute_url()
+
+    def nav():
+        html = client.get(url).content.decode()
+        return html[html.index('<nav class="site-nav"') : html.index("</nav>")]
+
+    assert "/tags/zig/" not in nav()
+    time_machine.shift(timedelta(minutes=11))
+    assert "/tags/zig/" in nav()
+
+
 def test_a_pin_that_runs_out_leaves_the_home_page_at_its_time(client, time_machine):
     time_machine.move_to(timezone.now(), tick=False)
     ArticleFactory(title="Newest ordinary news")

@@ -7,6 +7,7 @@ topics stay the same (six topics with three articles each lead it), and the chan
 article shares no topic with the page being checked.
 """
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -112,6 +113,31 @@ def test_retag_moving_a_public_article_to_other_topics_purges_the_topic_index_co
     page = text(reader.get(url))
     assert 'gamma</a> <span class="count">1 article</span>' in page
     assert ">alpha</a>" not in page
+
+
+def test_retag_an_article_tagged_into_a_header_topic_brings_back_its_home_section(
+    reader, committed, later
+):
+    def rust_section(html):
+        found = re.search(r'<section class="front-section"[^>]*topic-rust.*?</section>', html, re.S)
+        return found[0] if found else ""
+
+    with committed():
+        old = ArticleFactory(title="Old one", tags=["misc"], published_at="2020-01-01T00:00Z")
+        # Enough newer stories that the old one is on no part of the first page.
+        for n in range(25):
+            ArticleFactory(title=f"Filler {n}", tags=["misc"])
+        # Rust's one story leads the page: its section has nothing left to show.
+        ArticleFactory(title="Rust lead", tags=["rust"])
+        rust = Tag.objects.get(name="rust")
+        rust.header_position = 1
+        rust.save()
+    later()
+    warm(reader, "/")
+    assert rust_section(text(reader.get("/"))) == ""
+    with committed():
+        old.tags.add(Tag.objects.get(name="rust"))
+    assert "Old one" in rust_section(text(reader.get("/")))
 
 
 def test_feeds_a_new_article_purges_the_feed_and_sitemap(reader, site, committed):
