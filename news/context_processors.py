@@ -1,8 +1,9 @@
-from django.utils.functional import SimpleLazyObject
+import functools
 
 from .fragments import site_parts
 
 
 def navigation(request):
-    # Lazy: read only where a page extends base.html (not in the admin).
-    return {"site_parts": SimpleLazyObject(lambda: site_parts(request))}
+    # A callable, which templates call where base.html first shows a part (the admin
+    # never does); called once.
+    return {"site_parts": functools.cache(lambda: site_parts(request))}

@@ -14,6 +14,7 @@ from django.db.models import prefetch_related_objects
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 from pagecache import fragments
 
@@ -110,6 +111,8 @@ class SiteParts:
     """What every public page shows around its own content (base.html): the head's links,
     the site's JSON-LD, the header's navigation and the footer."""
 
+    # The language of the pages (settings.LANGUAGE_CODE, as activated).
+    language: str
     head: str
     # The address of the site's logo, for og:image.
     logo: str
@@ -130,6 +133,7 @@ def render_site_parts(request, topics, addresses=True):
         return mark_safe(render_to_string(template, context))
 
     return SiteParts(
+        language=get_language(),
         head=rendered("includes/head_links.html"),
         logo=request.build_absolute_uri(static("icons/skillo-512.png")) if addresses else "",
         data=site_structured_data(request) if addresses else "",
@@ -145,7 +149,9 @@ def site_parts(request):
     shows them, and a page is rebuilt for a change to its own content far more often
     than for one to these."""
     origin = request.build_absolute_uri("/")
-    name = f"site:{hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()}"
+    digest = hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()
+    # And per language: their words and <html lang> are the active language's.
+    name = f"site:{digest}:{get_language()}"
 
     def build(_):
         return {name: (render_site_parts(request, main_topics()), [NAV()])}

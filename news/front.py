@@ -70,10 +70,11 @@ class FrontPage:
         ]
 
 
-def layout(leads, pinned, newest):
+def layout(newest):
     """Where each article goes, as ids: {"lead", "lead_chosen", "top", "sections": [[topic
     id, name, slug, [ids]]], "rest"}. Only public articles are placed (a pin may be a
     draft's, or outlive its article's publication)."""
+    leads, pinned = front_choices()
     topics = main_topics()
     section_candidates = [
         list(
@@ -117,16 +118,11 @@ def layout(leads, pinned, newest):
 
 def front_page(newest):
     """The first page laid out from ``newest`` (the ids of the page's newest articles)."""
-    leads, pinned = front_choices()
-    # Kept per set of choices and newest: a pin that expires, or a story published, is
-    # another layout, whatever purge may still be on its way.
-    digest = hashlib.md5(
-        json.dumps([leads, pinned, newest]).encode(), usedforsecurity=False
-    ).hexdigest()
+    # Kept per list of newest ids, whatever purge may still be on its way. A pin that
+    # runs out is on the schedule (news.purge.ArticleSchedule), which purges FRONT.
+    digest = hashlib.md5(json.dumps(newest).encode(), usedforsecurity=False).hexdigest()
     placed = remember(
-        f"front:layout:{digest}",
-        [LATEST(), FRONT(), TOPICS()],
-        lambda: layout(leads, pinned, newest),
+        f"front:layout:{digest}", [LATEST(), FRONT(), TOPICS()], lambda: layout(newest)
     )
     lead = [("lead", placed["lead"])] if placed["lead"] is not None else []
     found = fragments.cards_of(
