@@ -108,8 +108,9 @@ def cards_of(wanted):
 
 @dataclass(frozen=True)
 class SiteParts:
-    """What every public page shows around its own content (base.html): the head's links,
-    the site's JSON-LD, the header's navigation and the footer."""
+    """What every public page shows around its own content (base.html): its language, the
+    head's links, the logo's address and the site's JSON-LD, the header's navigation, the
+    footer; and the newsletter's invitation, which two pages show."""
 
     # The language of the pages (settings.LANGUAGE_CODE, as activated).
     language: str
@@ -145,9 +146,9 @@ def render_site_parts(request, topics, addresses=True):
 
 def site_parts(request):
     """The site's parts as readers see them, with the header's topics (NAV): kept, or
-    rendered and kept; per origin, since the JSON-LD holds absolute URLs. Every page
-    shows them, and a page is rebuilt for a change to its own content far more often
-    than for one to these."""
+    rendered and kept; per origin (the JSON-LD holds absolute URLs) and language. Every
+    page shows them, and a page is rebuilt for a change to its own content far more
+    often than for one to these."""
     origin = request.build_absolute_uri("/")
     digest = hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()
     # And per language: their words and <html lang> are the active language's.

@@ -96,10 +96,9 @@ class ArticleListView(ArticlesPageMixin, ListView):
     def show_cards(self, context):
         if context["page_obj"].number > 1:
             return super().show_cards(context)
-        # The first page as the editors lay it out (news.front), its sections' topics
-        # among what it shows.
+        # The first page as the editors lay it out (news.front); its sections' topics are
+        # among what it shows through TOPICS (every purge of a topic's list purges it).
         front = front_page(list(context["object_list"]))
-        depends_on(self.request, *TAG.each(section.topic.pk for section in front.sections))
         context["front"] = front
         context["object_list"] = context["articles"] = front.rest
         return front.shown
