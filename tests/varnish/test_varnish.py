@@ -298,6 +298,21 @@ def test_varnish_serves_the_pages_it_has_while_the_app_server_is_down(site):
     assert poll(lambda: get(site.varnish.url, "/").cache == "HIT", 5)
 
 
+def restart_as(site, release):
+    """Restart the app server as ``release`` (None: the site's own) and wait, up to 5 s,
+    until Varnish serves a new copy of the article: the new release's first process
+    purges the other release's pages in the background, and that purge landing during
+    the next test would turn its hit into a stale copy. The new copy, or None."""
+    old = cached(site, ARTICLE).copy
+    site.app.stop()
+    if release is None:
+        site.app.env.pop("SKILLO_RELEASE", None)
+    else:
+        site.app.env["SKILLO_RELEASE"] = release
+    site.app.start()
+    return poll(lambda: (renewed := cached(site, ARTICLE).copy) != old and renewed, 5)
+
+
 def test_a_new_release_purges_every_page_varnish_holds_of_the_old_one(site):
     """A deploy (here: the same code under another SKILLO_RELEASE) reaches the edge: the
     new release's first process purges the old release's pages, which every page names
@@ -305,19 +320,15 @@ def test_a_new_release_purges_every_page_varnish_holds_of_the_old_one(site):
     pages = ["/", ARTICLE, "/tags/", "/feed/"]
     copies = {path: cached(site, path).copy for path in pages}
     before = get(site.app.url, "/").headers["xkey"]
-    site.app.stop()
-    site.app.env["SKILLO_RELEASE"] = "the-next-release"
     try:
-        site.app.start()
+        restart_as(site, "the-next-release")
         after = get(site.app.url, "/").headers["xkey"]
         assert re.search(r"(^| )release:\w+$", before) and after != before
         for path in pages:
             renewed = poll(lambda path=path: cached(site, path).copy != copies[path], 5)
             assert renewed, f"{path}: Varnish still serves the old release's page"
     finally:
-        site.app.stop()
-        del site.app.env["SKILLO_RELEASE"]
-        site.app.start()
+        restart_as(site, None)
 
 
 def test_a_fediverse_server_and_a_reader_never_get_each_others_answer(site):
