@@ -299,7 +299,7 @@ def test_varnish_serves_the_pages_it_has_while_the_app_server_is_down(site):
 
 
 def restart_as(site, release):
-    """Restart the app server as ``release`` (None: the site's own) and wait, up to 5 s,
+    """Restart the app server as ``release`` (None: the site's own) and wait, up to 30 s,
     until Varnish serves a new copy of the article: the new release's first process
     purges the other release's pages in the background, and that purge landing during
     the next test would turn its hit into a stale copy. The new copy, or None."""
@@ -310,7 +310,7 @@ def restart_as(site, release):
     else:
         site.app.env["SKILLO_RELEASE"] = release
     site.app.start()
-    return poll(lambda: (renewed := cached(site, ARTICLE).copy) != old and renewed, 5)
+    return poll(lambda: (renewed := cached(site, ARTICLE).copy) != old and renewed, 30)
 
 
 def test_a_new_release_purges_every_page_varnish_holds_of_the_old_one(site):
