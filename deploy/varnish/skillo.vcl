@@ -67,8 +67,15 @@ sub vcl_recv {
     if (req.http.Cookie ~ "(^|;\s*)(__Host-)?sessionid=") {
         return (pass);
     }
-    # Any other cookie (analytics, a CSRF token left from the login page) changes nothing
-    # a reader is shown: drop it so the reader is served from the cache.
+    # A form sent (sign-up, confirm, preferences, unsubscribe, join) carries the CSRF
+    # cookie its page set: anything but GET and HEAD goes to the app with its cookies,
+    # never from the cache. Dropping them made every reader's form answer "expired".
+    if (req.method != "GET" && req.method != "HEAD") {
+        return (pass);
+    }
+    # On a GET, any other cookie (analytics, the CSRF token of a form seen earlier)
+    # changes nothing a reader is shown: drop it so the reader is served from the cache.
+    # (A form's page is never kept, and sets its CSRF cookie afresh.)
     unset req.http.Cookie;
     # The home page and an article's, author's or topic's page answer ActivityStreams to
     # a fediverse server (fediverse.negotiation) and say Vary: Accept. Those requests go
@@ -80,7 +87,7 @@ sub vcl_recv {
         }
         set req.http.Accept = "text/html";
     }
-    # Then the built-in vcl_recv: POST and other methods pass, GET and HEAD are looked up.
+    # Then the built-in vcl_recv: GET and HEAD are looked up.
 }
 
 sub vcl_hash {
