@@ -45,12 +45,26 @@ def find(token):
     return invitation, None
 
 
+def claim(invitation):
+    """Take ``invitation`` for the account about to be made, in the caller's transaction:
+    True for the one request that may use it, False if another used it first (or it
+    expired since it was found). A conditional update, not a check before a write: the
+    row stays locked until the caller's transaction ends, so a request sent at the same
+    moment waits, then finds it used."""
+    now = timezone.now()
+    return bool(
+        Invitation.objects.filter(pk=invitation.pk, accepted_at=None, expires_at__gt=now).update(
+            accepted_at=now
+        )
+    )
+
+
 def accept(invitation, user):
-    """``user`` (just made) joins with the invitation's role."""
+    """``user`` (just made, in the transaction that claimed the invitation) joins with
+    the invitation's role."""
     user.is_staff = True
     user.email = invitation.email
     user.save(update_fields=["is_staff", "email"])
     user.groups.add(Group.objects.get(name=invitation.role))
-    invitation.accepted_at = timezone.now()
     invitation.user = user
-    invitation.save(update_fields=["accepted_at", "user"])
+    invitation.save(update_fields=["user"])

@@ -40,6 +40,13 @@ def shared_preview(request, token):
     return kept_by_no_one(response, "no-referrer")
 
 
+def invitation_gone(request, invitation, why):
+    return render(
+        request, "editorial/invitation_gone.html", {"invitation": invitation, "why": why},
+        status=410,
+    )  # fmt: skip
+
+
 class JoinForm(UserCreationForm):
     """The invited person's user name and password (Django's password rules)."""
 
@@ -54,19 +61,23 @@ def accept_invitation(request, token):
     if problem == "unknown":
         raise Http404("No such invitation.")
     if problem is not None:
-        response = render(
-            request, "editorial/invitation_gone.html", {"invitation": invitation, "why": problem},
-            status=410,
-        )  # fmt: skip
+        response = invitation_gone(request, invitation, problem)
     else:
         suggested = invitation.email.split("@")[0].lower()
         form = JoinForm(
             request.POST or None, initial={"username": suggested, "first_name": invitation.name}
         )
+        user = None
         if request.method == "POST" and form.is_valid():
             with transaction.atomic():
-                user = form.save()
-                invitations.accept(invitation, user)
+                if invitations.claim(invitation):
+                    user = form.save()
+                    invitations.accept(invitation, user)
+                else:
+                    # Used by a request sent at the same moment (a double click, the
+                    # link opened twice), or expired since it was found.
+                    invitation, problem = invitations.find(token)
+        if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(
                 request,
@@ -74,9 +85,12 @@ def accept_invitation(request, token):
                 f"you are in as {invitation.get_role_display().lower()}.",
             )
             return redirect("admin:index")
-        response = render(
-            request, "editorial/invitation.html", {"invitation": invitation, "form": form}
-        )
+        if problem is not None:
+            response = invitation_gone(request, invitation, problem)
+        else:
+            response = render(
+                request, "editorial/invitation.html", {"invitation": invitation, "form": form}
+            )
     # Its address (the token) sent to no other site; same-origin, since "no-referrer"
     # makes the browser send "Origin: null" with the form, which CSRF checks refuse.
     return kept_by_no_one(response, "same-origin")

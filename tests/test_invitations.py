@@ -10,10 +10,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
+from editorial import invitations
 from editorial.models import Invitation
+from editorial.tokens import new_token
 
 from .background_tasks import run_queued
 from .mail_server import mail_server  # noqa: F401 (a fixture)
+from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
 pytestmark = pytest.mark.django_db
 STRONG = "correct-horse-battery-42"
@@ -83,3 +86,44 @@ def test_only_those_who_may_add_users_invite(django_user_model):
     client = Client()
     client.force_login(editor)
     assert client.get("/admin/editorial/invitation/add/").status_code == 403
+
+
+def waiting_invitation():
+    """An invitation as invite() leaves it; its link's path."""
+    token, token_hash = new_token()
+    Invitation.objects.create(
+        email="grace@example.org",
+        role=Invitation.Role.EDITOR,
+        token_hash=token_hash,
+        expires_at=timezone.now() + timedelta(days=1),
+    )
+    return f"/join/{token}/"
+
+
+def test_an_invitation_is_claimed_once():
+    waiting_invitation()
+    invitation = Invitation.objects.get()
+    assert invitations.claim(invitation)
+    assert not invitations.claim(invitation)  # the second request, even with the row it read
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_an_invitation_sent_at_the_same_moment_makes_one_account(live_server):
+    # Found in production: four POSTs at once to one /join/ link made four staff accounts.
+    path = waiting_invitation()
+    browsers = [Browser(live_server) for _ in range(RACERS)]
+    for browser in browsers:
+        assert browser.get(path).status_code == 200
+    # A user name each, as in production (with one name for all, the unique user name
+    # alone would have let one through).
+    forms = [{"username": f"grace{n}", "password1": STRONG, "password2": STRONG}
+             for n in range(RACERS)]  # fmt: skip
+    responses = together([b.sender(path, form) for b, form in zip(browsers, forms, strict=True)])
+    assert outcomes(responses) == {302: 1, 410: RACERS - 1}
+    for response in responses:
+        if response.status_code == 410:
+            assert "This invitation has been used" in response.text
+    (user,) = get_user_model().objects.all()
+    assert user.is_staff and user.groups.get().name == "Editors"
+    assert Invitation.objects.get().user == user
