@@ -51,7 +51,7 @@ class Confirmation:
     link), whether it is past its time, and whether it is the one in flight."""
 
     def __init__(self, token):
-        self.subscriber, self.expired, self.current = None, False, False
+        self.subscriber, self.expired, self.nonce = None, False, ""
         try:
             pk, nonce = signing.loads(
                 token, salt=CONFIRM_SALT, max_age=settings.NEWSLETTER_CONFIRM_HOURS * 3600
@@ -65,7 +65,12 @@ class Confirmation:
         except (signing.BadSignature, ValueError, TypeError):
             return
         self.subscriber = Subscriber.objects.filter(pk=pk).first() if isinstance(pk, int) else None
-        self.current = bool(self.subscriber and nonce and self.subscriber.confirm_nonce == nonce)
+        self.nonce = nonce if isinstance(nonce, str) else ""
+
+    @property
+    def current(self):
+        """Whether it is the link in flight (its subscriber as last read)."""
+        return bool(self.subscriber and self.nonce and self.subscriber.confirm_nonce == self.nonce)
 
 
 def subscriber_from(token):

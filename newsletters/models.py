@@ -103,12 +103,20 @@ class Subscriber(models.Model):
         self.confirm_nonce = secrets.token_urlsafe(12)
         return self.confirm_nonce
 
-    def confirm(self):
-        self.state = self.State.ACTIVE
-        self.confirm_nonce = ""
-        self.confirmed_at = timezone.now()
-        self.left_at = None
-        self.save(update_fields=["state", "confirm_nonce", "confirmed_at", "left_at"])
+    def confirm(self, nonce):
+        """Follow the confirmation link of ``nonce``: True for the one request that
+        confirms; False if it was followed already (a double click), replaced, or the
+        address left since this row was read. A conditional update, so that the
+        confirmation (and its time, the consent's record) is written once."""
+        confirmed = (
+            Subscriber.objects.filter(pk=self.pk, state=self.State.PENDING, confirm_nonce=nonce)
+            .exclude(confirm_nonce="")
+            .update(
+                state=self.State.ACTIVE, confirm_nonce="", confirmed_at=timezone.now(), left_at=None
+            )
+        )
+        self.refresh_from_db()
+        return bool(confirmed)
 
     def leave(self):
         if self.state in (self.State.UNSUBSCRIBED, self.State.BOUNCED, self.State.COMPLAINED):

@@ -80,6 +80,10 @@ def confirm(request, token):
     subscriber = link.subscriber
     if subscriber is None:
         return render(request, "newsletters/link_invalid.html", status=404)
+    if request.method == "POST" and not link.expired and link.current:
+        # Whether this request confirmed or one sent at the same moment did (a double
+        # click), the subscriber is told where they stand now.
+        subscriber.confirm(link.nonce)
     if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):
         return render(request, "newsletters/confirmed.html", {"subscriber": subscriber})
     if link.expired or not link.current or subscriber.state != Subscriber.State.PENDING:
@@ -93,9 +97,6 @@ def confirm(request, token):
             },
             status=410,
         )
-    if request.method == "POST":
-        subscriber.confirm()
-        return render(request, "newsletters/confirmed.html", {"subscriber": subscriber})
     return render(request, "newsletters/confirm.html", {"subscriber": subscriber})
 
 

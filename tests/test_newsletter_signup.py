@@ -20,6 +20,7 @@ from people.models import Author
 from .background_tasks import run_queued
 from .factories import ArticleFactory
 from .mail_server import mail_server  # noqa: F401 (a fixture)
+from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together, writes_of
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +95,49 @@ def test_a_confirmation_link_works_once(mail_server):  # noqa: F811
     again = Client().post(path_of(url))
     assert again.status_code == 410
     assert Subscriber.objects.get().state == Subscriber.State.UNSUBSCRIBED
+
+
+def test_a_confirmation_read_before_the_address_left_subscribes_no_one():
+    subscriber = Subscriber.objects.create(email="ada@example.org")
+    nonce = subscriber.start_confirmation()
+    subscriber.save()
+    read_first = Subscriber.objects.get()  # the link's request read the row, then...
+    Subscriber.objects.get().leave()  # ...the address left before it wrote
+    assert not read_first.confirm(nonce)
+    assert read_first.state == Subscriber.State.UNSUBSCRIBED
+    assert Subscriber.objects.get().state == Subscriber.State.UNSUBSCRIBED
+
+
+def test_a_replaced_link_confirms_nothing_and_the_current_one_does():
+    subscriber = Subscriber.objects.create(email="ada@example.org")
+    first = subscriber.start_confirmation()
+    subscriber.save()
+    current = subscriber.start_confirmation()
+    subscriber.save()
+    assert not subscriber.confirm(first)
+    assert subscriber.state == Subscriber.State.PENDING
+    assert subscriber.confirm(current)
+    assert subscriber.state == Subscriber.State.ACTIVE and not subscriber.confirm(current)
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_confirmation_sent_at_the_same_moment_is_recorded_once(live_server):
+    subscriber = Subscriber.objects.create(email="ada@example.org")
+    subscriber.start_confirmation()
+    subscriber.save()
+    path = path_of(links.confirm_url(subscriber))
+    browsers = [Browser(live_server) for _ in range(RACERS)]  # a double click, and more
+    for browser in browsers:
+        assert b"Yes, subscribe me" in browser.get(path).content
+    with writes_of("newsletters_subscriber", "confirmed_at") as confirmations:
+        responses = together([browser.sender(path) for browser in browsers])
+        assert outcomes(responses) == {200: RACERS}
+        assert all("You are subscribed" in response.text for response in responses)
+        # Its time, the record of the consent, written by the first and kept.
+        assert confirmations() == 1
+    subscriber = Subscriber.objects.get()
+    assert subscriber.state == Subscriber.State.ACTIVE and subscriber.confirmed_at
 
 
 def test_an_expired_link_offers_a_new_one_and_only_the_new_one_works(mail_server):  # noqa: F811

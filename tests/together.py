@@ -12,6 +12,7 @@ SQLite's shared cache, whose table locks fail at once ("database table is locked
 instead of waiting: these tests run on PostgreSQL only (``POSTGRESQL_ONLY``), as
 tests/test_concurrency.py does."""
 
+import contextlib
 import re
 import threading
 from collections import Counter
@@ -100,3 +101,33 @@ class Browser:
     def sender(self, path, data=None, **kwargs):
         """The POST as a call, for ``together``."""
         return lambda: self.post(path, data, **kwargs)
+
+
+@contextlib.contextmanager
+def writes_of(table, column):
+    """A count of the rows whose ``column`` of ``table`` an UPDATE wrote while in the block
+    (a PostgreSQL trigger's count): for an effect that leaves no row of its own, such as a
+    confirmation written again over the first."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE test_writes (n serial PRIMARY KEY)")
+        cursor.execute(
+            "CREATE FUNCTION test_count_write() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN INSERT INTO test_writes DEFAULT VALUES; RETURN NEW; END $$"
+        )
+        cursor.execute(
+            f"CREATE TRIGGER test_count_write AFTER UPDATE OF {column} ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION test_count_write()"
+        )
+
+    def count():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM test_writes")
+            return cursor.fetchone()[0]
+
+    try:
+        yield count
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TRIGGER test_count_write ON {table}")
+            cursor.execute("DROP FUNCTION test_count_write()")
+            cursor.execute("DROP TABLE test_writes")
