@@ -51,7 +51,8 @@ run: $(VENV)/.installed
 # Redis task queue: docs/operations.md, "Redis queue"); without them,
 # SQLite and each process's own memory as the cache, the processes sharing their purges
 # through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
-# to stdout (a reverse proxy in front usually logs them already).
+# to stdout (a reverse proxy in front usually logs them already). SITE_URL names the
+# site's public address; without it, a local trial at http://SERVE_BIND (LOCAL_TRIAL).
 # make serve VARNISH=1: Varnish (deploy/varnish/skillo.vcl) on SERVE_BIND in front of
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
 # Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front").
@@ -67,6 +68,10 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	  SECRET_KEY="$${SECRET_KEY:-$$(cat .secret-key)}" \
 	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" \
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
+	if [ -z "$${SITE_URL:-}" ]; then \
+	  export SITE_URL="http://$(SERVE_BIND)" LOCAL_TRIAL=true; \
+	  echo "No SITE_URL: a local trial at $$SITE_URL (docs/operations.md, \"The site's address\")"; \
+	fi; \
 	bind=$(SERVE_BIND); \
 	if [ -n "$(VARNISH)" ]; then \
 	  bind=$(VARNISH_BACKEND_BIND); \

@@ -11,6 +11,8 @@ import os
 BENCH_SECRET_KEY = "bench-only-" + "k" * 60
 os.environ["SECRET_KEY"] = BENCH_SECRET_KEY
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
+os.environ["SITE_URL"] = "http://127.0.0.1"
+os.environ["LOCAL_TRIAL"] = "true"
 
 from skillo.settings.production import *  # noqa: E402, F403
 

@@ -22,10 +22,11 @@ class NewsConfig(AppConfig):
         from pagecache import purges
         from sources.registry import provide_urls
 
-        from . import purge, signals  # noqa: F401 - connects the receivers
+        from . import identity, purge, signals  # noqa: F401 - connects the receivers
         from .models import Source
 
         post_migrate.connect(refresh_statistics, sender=self)
+        post_migrate.connect(identity.record_after_migrate, sender=self)
         purges.purged.connect(purge.nav_change)
         purges.register_schedule(purge.ArticleSchedule())
         # check_sources checks what published articles cite (sources knows no article).

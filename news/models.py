@@ -1058,3 +1058,20 @@ def front_choices():
     # The pins come in their order (FrontPin.Meta.ordering): the first lead leads.
     leads = [pk for pk, lead in active if lead]
     return leads, list(dict.fromkeys(pk for pk, _ in active))
+
+
+class SiteIdentity(models.Model):
+    """The site's address and its feeds' id authority as they were when the site first
+    published (news.identity): feed readers and fediverse followers keep both, so a
+    change after that is refused by a system check."""
+
+    site_url = models.CharField(max_length=200)
+    feed_id_authority = models.CharField(max_length=200)
+    recorded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "site identity"
+        verbose_name_plural = "site identity"
+
+    def __str__(self):
+        return f"{self.site_url} (feed ids: {self.feed_id_authority})"

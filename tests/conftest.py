@@ -367,6 +367,7 @@ def collect_production_static(root):
         "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
         "SECRET_KEY": "collectstatic-only-" + "k" * 50,
         "ALLOWED_HOSTS": "127.0.0.1",
+        "SITE_URL": "https://news.example",
         # Collecting needs no database; none is opened.
         "DATABASE_URL": f"sqlite:///{partial / 'unused.sqlite3'}",
         "STATIC_ROOT": str(partial / "static"),

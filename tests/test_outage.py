@@ -361,6 +361,8 @@ def site(production_static):
             "DATABASE_URL": cluster.url,
             "SECRET_KEY": "outage-test-" + "k" * 50,
             "ALLOWED_HOSTS": "127.0.0.1",
+            "SITE_URL": "http://127.0.0.1",
+            "LOCAL_TRIAL": "true",
             "DEBUG": "false",
             "SECURE_SSL_REDIRECT": "false",
             "STATIC_ROOT": str(production_static),

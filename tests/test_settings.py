@@ -30,15 +30,19 @@ def run(code, tmp_path, **env):
     )  # fmt: skip
 
 
-GOOD = {"SECRET_KEY": secrets.token_urlsafe(60), "ALLOWED_HOSTS": "news.example"}
+GOOD = {
+    "SECRET_KEY": secrets.token_urlsafe(60),
+    "ALLOWED_HOSTS": "news.example",
+    "SITE_URL": "https://news.example",
+}
 
 
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"SECRET_KEY": None, "ALLOWED_HOSTS": "news.example"}, "Set SECRET_KEY"),
-        ({"SECRET_KEY": "short", "ALLOWED_HOSTS": "news.example"}, "Set SECRET_KEY"),
-        ({"SECRET_KEY": GOOD["SECRET_KEY"], "ALLOWED_HOSTS": None}, "Set ALLOWED_HOSTS"),
+        ({**GOOD, "SECRET_KEY": None}, "Set SECRET_KEY"),
+        ({**GOOD, "SECRET_KEY": "short"}, "Set SECRET_KEY"),
+        ({**GOOD, "ALLOWED_HOSTS": None}, "Set ALLOWED_HOSTS"),
     ],
 )
 def test_production_refuses_to_start_without_real_settings(tmp_path, env, message):
@@ -63,6 +67,106 @@ TASK_BACKEND = (
     "import django; django.setup(); from django.tasks import task_backends; "
     "print(type(task_backends['default']).__name__)"
 )
+
+
+def manage(tmp_path, command, **env):
+    """manage.py as whoever runs the site types it, with the production settings."""
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
+        "STATIC_ROOT": str(tmp_path / "static"),
+        **{name: value for name, value in env.items() if value is not None},
+    }
+    for name, value in env.items():
+        if value is None:
+            environment.pop(name, None)
+    if "LOCAL_TRIAL" not in env:
+        environment.pop("LOCAL_TRIAL", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", *command], cwd=PROJECT, env=environment,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("site_url", "why"),
+    [
+        (None, "it is not set"),
+        ("http://127.0.0.1:8000", "is this machine's own address"),
+        ("https://localhost", "is this machine's own address"),
+        ("https://[::1]:8443", "is this machine's own address"),
+        ("http://news.example", "is not https"),
+        ("https://news.example/skillo/", "has more than a scheme and a host"),
+    ],
+    ids=["missing", "loopback", "localhost", "ipv6-loopback", "plain-http", "a-path"],
+)
+def test_production_refuses_to_start_without_the_sites_public_address(tmp_path, site_url, why):
+    result = manage(tmp_path, ["check", "--deploy"], **GOOD | {"SITE_URL": site_url})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith("Skillo cannot start: SITE_URL must be the site's public https")
+    assert why in lines[0]
+    assert "feeds' ids, the fediverse accounts and the links in newsletters" in lines[0]
+
+
+def test_a_development_key_is_refused_for_what_it_is_not_for_its_length(tmp_path):
+    key = "django-insecure-" + secrets.token_urlsafe(45)
+    result = manage(tmp_path, ["check"], **GOOD | {"SECRET_KEY": key})
+    assert result.returncode == 1
+    assert "'django-insecure' is a development key" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_local_trial_starts_on_this_machines_address_but_fails_the_deploy_checks(tmp_path):
+    trial = GOOD | {"SITE_URL": "http://127.0.0.1:8000", "LOCAL_TRIAL": "true"}
+    assert manage(tmp_path, ["check"], **trial).returncode == 0
+    deploy = manage(tmp_path, ["check", "--deploy"], **trial)
+    assert deploy.returncode == 1
+    assert "(skillo.E004) LOCAL_TRIAL is on" in deploy.stderr
+
+
+def test_a_local_trial_still_needs_https_on_another_host(tmp_path):
+    trial = GOOD | {"SITE_URL": "http://news.example", "LOCAL_TRIAL": "true"}
+    result = manage(tmp_path, ["check"], **trial)
+    assert result.returncode == 1 and "is not https" in result.stderr
+
+
+FEED_AUTHORITY = (
+    "import django; django.setup(); from django.conf import settings; "
+    "print(settings.SKILLO_FEED_ID_AUTHORITY, settings.SKILLO_SITE_URL)"
+)
+
+
+def test_the_feed_ids_authority_is_the_sites_host_unless_set(tmp_path):
+    result = run(FEED_AUTHORITY, tmp_path, **GOOD | {"SITE_URL": "https://news.example.org/"})
+    assert result.stdout.split() == ["news.example.org", "https://news.example.org"]
+    chosen = run(FEED_AUTHORITY, tmp_path, **GOOD, FEED_ID_AUTHORITY="skillo.example")
+    assert chosen.stdout.split() == ["skillo.example", "https://news.example"]
+
+
+def test_gunicorn_without_the_sites_address_stops_with_one_line(tmp_path):
+    """Not a worker started again and again: gunicorn's "failed to boot" ends it."""
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
+        **GOOD,
+    }
+    environment.pop("SITE_URL")
+    environment.pop("LOCAL_TRIAL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "skillo.wsgi:application", "--bind",
+         "127.0.0.1:0", "--workers", "2", "--no-control-socket"],
+        cwd=PROJECT, env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode != 0
+    said = [line for line in result.stderr.splitlines() if "Skillo cannot start" in line]
+    assert said and said[0].startswith("Skillo cannot start: SITE_URL must be"), result.stderr
+    # (gunicorn's arbiter then prints its own HaltServer traceback, which is gunicorn's.)
+    assert "Worker failed to boot" in result.stderr
+    assert "Exception in worker process" not in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -239,7 +239,11 @@ def cache_from_url(url):
             "LOCATION": url.partition("://")[2] or "skillo",
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
-    raise ValueError(f"CACHE_URL: unsupported cache {url!r} (use locmem://, redis:// or dummy://)")
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"CACHE_URL: unsupported cache {url!r} (use locmem://, redis:// or dummy://)"
+    )
 
 
 CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL") or "locmem://")}
@@ -370,8 +374,43 @@ SPECTACULAR_SETTINGS = {
     # value never reaches the view (the API's JSON 404, api.views.NotFoundView).
     "PATH_CONVERTER_OVERRIDES": {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}},
 }
-# The site's address, for webhook payloads (sent with no request to take it from).
+# The site's public address: the host of the feeds' permanent ids (FEED_ID_AUTHORITY's
+# default in production) and of the fediverse accounts, the links in newsletters and
+# invitations, webhook payloads. Production settings require an https address that is
+# not this machine (skillo.settings.production; LOCAL_TRIAL=true allows one, for a trial).
 SKILLO_SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+SKILLO_LOCAL_TRIAL = env_bool("LOCAL_TRIAL", False)
+
+
+def site_url_problem(url, local_trial=False):
+    """Why ``url`` cannot be the site's address (None if it can); ``local_trial`` allows
+    this machine's own address, over http too."""
+    from ipaddress import ip_address
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".").lower()
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError:
+        return f"{url!r} is not an address"
+    if not url:
+        return "it is not set"
+    if parts.scheme not in {"http", "https"} or not host:
+        return f"{url!r} is not an address like https://news.example.org"
+    if parts.path not in {"", "/"} or parts.query or parts.fragment or parts.username:
+        return f"{url!r} has more than a scheme and a host (https://news.example.org)"
+    try:
+        local = ip_address(host.strip("[]"))
+        local = local.is_loopback or local.is_unspecified
+    except ValueError:
+        local = host == "localhost" or host.endswith(".localhost")
+    if local and not local_trial:
+        return f"{url!r} is this machine's own address, which nobody else can reach"
+    if parts.scheme != "https" and not local:
+        return f"{url!r} is not https"
+    return None
+
 
 # Skillo's own outgoing requests (webhooks, source checks) go to public addresses only,
 # never to loopback, private or link-local ones (this machine and its network: the
@@ -411,7 +450,11 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 TASKS_URL = os.environ.get("TASKS_URL", "")
 if TASKS_URL:
     if TASKS_URL.partition("://")[0] not in {"redis", "rediss", "unix"}:
-        raise ValueError(f"TASKS_URL: unsupported queue {TASKS_URL!r} (use redis:// or rediss://)")
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"TASKS_URL: unsupported queue {TASKS_URL!r} (use redis:// or rediss://)"
+        )
     TASKS = {
         "default": {
             "BACKEND": "background.redis_queue.RedisBackend",

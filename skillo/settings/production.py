@@ -1,22 +1,53 @@
 """Production settings: everything from the environment, nothing insecure by default."""
 
 import os
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
 
 from .base import *  # noqa: F403
-from .base import env_bool, env_list
+from .base import env_bool, env_list, site_url_problem
 
 DEBUG = env_bool("DEBUG", False)
 
+# Each refusal is one line naming the setting (manage.py and skillo.wsgi print it
+# without a traceback: whoever runs the site reads it).
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("django-insecure"):
+if not SECRET_KEY:
     raise ImproperlyConfigured("Set SECRET_KEY to a random string of at least 50 characters.")
+if SECRET_KEY.startswith("django-insecure"):
+    raise ImproperlyConfigured(
+        "Set SECRET_KEY to a random string of at least 50 characters: one starting with "
+        "'django-insecure' is a development key, published with the code that made it."
+    )
+if len(SECRET_KEY) < 50:
+    raise ImproperlyConfigured(
+        f"Set SECRET_KEY to a random string of at least 50 characters (it has "
+        f"{len(SECRET_KEY)})."
+    )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("Set ALLOWED_HOSTS to the site's host names, comma-separated.")
+
+# The site's public address is required: every feed id, fediverse account and link in
+# an e-mail is made from it, and readers' apps keep them (see base.py).
+SKILLO_SITE_URL = os.environ.get("SITE_URL", "").strip()
+if problem := site_url_problem(SKILLO_SITE_URL, SKILLO_LOCAL_TRIAL):  # noqa: F405
+    raise ImproperlyConfigured(
+        f"SITE_URL must be the site's public https address (like https://news.example.org), "
+        f"and {problem}. It makes the feeds' ids, the fediverse accounts and the links in "
+        f"newsletters and invitations (LOCAL_TRIAL=true allows this machine's address, "
+        f"for a trial nobody else reaches)."
+    )
+SKILLO_SITE_URL = SKILLO_SITE_URL.rstrip("/")
+# The feeds' permanent ids carry the site's host unless told otherwise; neither may
+# change after the first publication (news.identity's check).
+SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY") or urlsplit(
+    SKILLO_SITE_URL
+).hostname
+SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
 
 # Worker processes keep their database connection for a minute (tested before each
 # reuse: skillo.outage) instead of opening one per request, which made SQLite parse the

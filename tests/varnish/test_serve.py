@@ -79,6 +79,9 @@ def production_env(folder, static, media):
         "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
         "SECRET_KEY": "launcher-test-" + "k" * 50,
         "ALLOWED_HOSTS": "127.0.0.1",
+        # A trial on this machine: `make serve`'s own default without a SITE_URL.
+        "SITE_URL": "http://127.0.0.1",
+        "LOCAL_TRIAL": "true",
         "SECURE_SSL_REDIRECT": "false",
         "TRUSTED_PROXY_COUNT": "1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
