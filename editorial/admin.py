@@ -591,10 +591,19 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         if request.method != "POST":
             return HttpResponse(status=405)
         article = self._changeable(request, object_id)
-        revoked = previews.active(article).filter(pk=link_id).update(revoked_at=timezone.now())
+        # A conditional update: of requests sent at the same moment (a double click, two
+        # editors), one revokes and writes the history line, in one transaction; the
+        # others wait for its row, then find it revoked.
+        with transaction.atomic():
+            revoked = previews.active(article).filter(pk=link_id).update(revoked_at=timezone.now())
+            if revoked:
+                self._in_history(request, article, "Preview link revoked")
         if revoked:
-            self._in_history(request, article, "Preview link revoked")
             self.message_user(request, "The preview link was revoked: it no longer opens.")
+        else:
+            self.message_user(
+                request, "The preview link no longer opens: it was revoked or had expired already."
+            )
         return HttpResponseRedirect(reverse("admin:news_article_change", args=[article.pk]))
 
     def preview_view(self, request):

@@ -7,11 +7,14 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.utils import timezone
+from reversion.models import Version
 
+from editorial import previews
 from editorial.models import PreviewLink
 
 from .factories import ArticleFactory
 from .test_workflow import change_url, make_client, writer  # noqa: F401 (fixtures)
+from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
 pytestmark = pytest.mark.django_db
 
@@ -62,6 +65,39 @@ def test_a_preview_link_can_be_revoked(writer):  # noqa: F811
     assert Client().get(url).status_code == 410
     history = writer.get(change_url(draft).replace("change/", "history/")).content.decode()
     assert "Preview link revoked" in history
+
+
+def test_a_link_revoked_already_is_not_revoked_again(writer):  # noqa: F811
+    draft = ArticleFactory(draft=True)
+    make_link(writer, draft)
+    link = PreviewLink.objects.get()
+    revoke = change_url(draft).replace("change/", f"preview-link/{link.pk}/revoke/")
+    writer.post(revoke)
+    revoked_at = PreviewLink.objects.get().revoked_at
+    again = writer.post(revoke, follow=True)  # the page of before, its button clicked again
+    assert "it was revoked or had expired already" in again.content.decode()
+    assert PreviewLink.objects.get().revoked_at == revoked_at
+    lines = Version.objects.get_for_object(draft).values_list("revision__comment", flat=True)
+    assert list(lines).count("Preview link revoked") == 1
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_link_revoked_at_the_same_moment_is_revoked_once_in_the_history(
+    live_server, django_user_model
+):
+    editor = django_user_model.objects.create_superuser("ed", "ed@example.org", "pw")
+    draft = ArticleFactory(draft=True)
+    _, link = previews.make(draft, editor, 24)
+    revoke = change_url(draft).replace("change/", f"preview-link/{link.pk}/revoke/")
+    browsers = [Browser(live_server, editor) for _ in range(RACERS)]
+    for browser in browsers:
+        assert f"/preview-link/{link.pk}/revoke/" in browser.get(change_url(draft)).text
+    responses = together([browser.sender(revoke) for browser in browsers])
+    assert outcomes(responses) == {302: RACERS}
+    lines = Version.objects.get_for_object(draft).values_list("revision__comment", flat=True)
+    assert list(lines).count("Preview link revoked") == 1
+    assert PreviewLink.objects.get().revoked_at is not None
 
 
 def test_at_most_a_week_and_only_the_hash_is_kept(writer):  # noqa: F811
