@@ -204,6 +204,32 @@ class ArticleState(models.Model):
         return f"article {self.article_id}"
 
 
+class Reaction(models.Model):
+    """A like or a boost of an article by one remote actor, kept as a keyed hash of the
+    actor's id (fediverse.replies.actor_hash), never the id itself: enough to count each
+    actor once, and for an Undo to take off its own actor's and no one else's. The
+    counts shown are ArticleState's, changed in the same transaction as these rows."""
+
+    class Kind(models.TextChoices):
+        LIKE = "Like"
+        ANNOUNCE = "Announce"
+
+    article_id = models.BigIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    actor = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article_id", "kind", "actor"], name="fediverse_one_reaction_per_actor"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.kind} of article {self.article_id}"
+
+
 class Reply(models.Model):
     """A post from the fediverse answering an article, held until a moderator approves
     it; only approved replies are shown under the article."""

@@ -1,16 +1,19 @@
 """Answers from the fediverse: replies to articles (held for moderation), likes and
-boosts (counted, not stored per person), and how an article page shows them.
+boosts (counted once per actor, who is kept as a keyed hash only), and how an article
+page shows them.
 
 A reply is a ``Create`` of an object whose ``inReplyTo`` is an article (its object id or
 its page); its author's ``Update`` and ``Delete`` are followed. Its HTML is sanitised by
 the same allow-list as editors' Markdown (news.rendering), links marked nofollow."""
 
 import nh3
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.dateparse import parse_datetime
 from django.utils.safestring import mark_safe
 
@@ -22,7 +25,7 @@ from pagecache.dependencies import Dependency, depends_on
 from pagecache.remembered import remember
 
 from .actors import absolute
-from .models import ArticleState, Reply
+from .models import ArticleState, Reaction, Reply
 from .remote import domain_of, first, ident
 
 REPLIES = Dependency("replies", doc="A page shows this article's replies from the fediverse.")
@@ -136,19 +139,40 @@ def received_delete(uri, remote):
     return "reply deleted"
 
 
-COUNTERS = {"Like": "likes", "Announce": "boosts"}
+COUNTERS = {Reaction.Kind.LIKE: "likes", Reaction.Kind.ANNOUNCE: "boosts"}
 
 
-def counted(kind, obj, change):
-    """A Like or Announce of an article (``change`` +1), or its Undo (-1)."""
+def actor_hash(uri):
+    """How a Reaction names its actor: a hash keyed with the SECRET_KEY, so that the
+    table says who liked what to no one without the key."""
+    return salted_hmac("fediverse.reaction", uri, algorithm="sha256").hexdigest()
+
+
+def counted(kind, obj, remote, undo=False):
+    """A Like or Announce of an article by ``remote``, or (``undo``) its Undo: counted
+    once per actor, whatever it sends again or at the same moment (the constraint
+    fediverse_one_reaction_per_actor), and an Undo takes off only that actor's own."""
     article_id = article_at(ident(obj))
     if article_id is None or not Article.objects.published().filter(pk=article_id).exists():
         return "ignored"
     field = COUNTERS[kind]
-    ArticleState.objects.get_or_create(article_id=article_id)
-    ArticleState.objects.filter(article_id=article_id).update(
-        **{field: Greatest(F(field) + change, 0)}
-    )
+    reaction = {"article_id": article_id, "kind": kind, "actor": actor_hash(remote.uri)}
+    with transaction.atomic():
+        if undo:
+            taken, _ = Reaction.objects.filter(**reaction).delete()
+            if not taken:
+                return f"ignored: no {kind} of this actor's to undo"
+        else:
+            try:
+                with transaction.atomic():
+                    Reaction.objects.create(**reaction)
+            except IntegrityError:
+                return f"{field} counted before"
+        ArticleState.objects.get_or_create(article_id=article_id)
+        change = -1 if undo else 1
+        ArticleState.objects.filter(article_id=article_id).update(
+            **{field: Greatest(F(field) + change, 0)}
+        )
     purge_replies(article_id)
     return f"{field} counted"
 
@@ -163,9 +187,9 @@ def received(activity, remote):
     if kind == "Delete":
         return received_delete(ident(obj), remote)
     if kind in COUNTERS:
-        return counted(kind, obj, +1)
+        return counted(kind, obj, remote)
     if kind == "Undo" and isinstance(obj, dict) and obj.get("type") in COUNTERS:
-        return counted(obj["type"], first(obj.get("object")), -1)
+        return counted(obj["type"], first(obj.get("object")), remote, undo=True)
     return "ignored"
 
 

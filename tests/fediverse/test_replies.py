@@ -1,16 +1,27 @@
 """Replies from the fediverse: held for moderation, shown after approval (sanitised, with
 the author's handle and a link to the original), followed when their author edits or
-deletes them; likes and boosts counted."""
+deletes them; likes and boosts counted, once per actor."""
+
+import json
 
 import pytest
+import requests
 from django.test import Client
 
-from fediverse.models import ArticleState, BlockedDomain, Follower, RemoteActor, Reply
+from fediverse.models import (
+    ArticleState,
+    BlockedDomain,
+    Follower,
+    Reaction,
+    RemoteActor,
+    Reply,
+)
 from fediverse.replies import purge_replies
 from news.models import Article
 
 from ..factories import ArticleFactory, UserFactory
-from .test_following import SITE, post_activity
+from ..together import POSTGRESQL_ONLY, RACERS, outcomes, together
+from .test_following import ACTIVITY, SITE, post_activity
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +118,7 @@ def test_a_reply_to_a_draft_or_to_nothing_of_ours_is_not_kept(client, remote):
     assert not Reply.objects.exists()
 
 
-def test_likes_and_boosts_are_counted_not_stored(client, remote):
+def test_likes_and_boosts_are_counted(client, remote):
     article = ArticleFactory()
     target = f"{SITE}{article.get_absolute_url()}"
     for name in ("alice", "bob"):
@@ -124,6 +135,62 @@ def test_likes_and_boosts_are_counted_not_stored(client, remote):
     state = ArticleState.objects.get(article_id=article.pk)
     assert (state.likes, state.boosts) == (1, 1)
     assert "1 like · 1 boost on the fediverse" in page(client, article)
+
+
+def like(server, name, article, number=1, kind="Like"):
+    actor = server.actor_id(name) if name in server.keys else server.add(name)
+    return {"id": f"{actor}#{kind.lower()}-{number}", "type": kind, "actor": actor,
+            "object": f"{SITE}{article.get_absolute_url()}"}  # fmt: skip
+
+
+def undo(server, name, activity):
+    actor = server.actor_id(name) if name in server.keys else server.add(name)
+    undone = {key: activity[key] for key in ("id", "type", "actor", "object")}
+    return {"id": f"{actor}#undo-{activity['id']}", "type": "Undo", "actor": actor,
+            "object": undone}  # fmt: skip
+
+
+def counts(article):
+    state = ArticleState.objects.get(article_id=article.pk)
+    return state.likes, state.boosts
+
+
+def test_an_actor_counts_once_and_only_its_own_undo_takes_it_off(client, remote):
+    article = ArticleFactory()
+    liked = like(remote, "alice", article)
+    boosted = like(remote, "alice", article, kind="Announce")
+    for activity in [liked, like(remote, "alice", article, 2), boosted]:
+        assert post_activity(client, remote, "alice", "/ap/inbox", activity).status_code == 202
+    assert counts(article) == (1, 1)  # liked again under another id: still one like
+    # Bob, who never liked it, undoes Alice's like: nothing is taken off.
+    assert post_activity(client, remote, "bob", "/ap/inbox", undo(remote, "bob", liked)).json() == {
+        "accepted": "ignored: no Like of this actor's to undo"
+    }
+    assert counts(article) == (1, 1)
+    undone = undo(remote, "alice", liked)
+    for activity in [undone, {**undone, "id": f"{undone['id']}-again"}]:  # and sent again
+        assert post_activity(client, remote, "alice", "/ap/inbox", activity).status_code == 202
+    assert counts(article) == (0, 1)
+    # Who liked is kept as a keyed hash, not as the actor's id.
+    (boost,) = Reaction.objects.all()
+    assert remote.actor_id("alice") not in boost.actor and len(boost.actor) == 64
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_likes_sent_at_the_same_moment_by_one_actor_count_once(live_server, remote):
+    article = ArticleFactory()
+    inbox = f"{live_server.url}/ap/inbox"
+
+    def sender(number):
+        body = json.dumps(like(remote, "alice", article, number)).encode()
+        headers = {**remote.cavage_headers("alice", inbox, body), "Content-Type": ACTIVITY}
+        return lambda: requests.post(inbox, data=body, headers=headers, timeout=60)
+
+    responses = together([sender(number) for number in range(RACERS)])
+    assert outcomes(responses) == {202: RACERS}
+    assert counts(article) == (1, 0)
+    assert Reaction.objects.count() == 1
 
 
 def test_blocking_an_instance_from_a_reply_refuses_it_from_then_on(client, remote, admin_client):
