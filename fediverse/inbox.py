@@ -123,11 +123,20 @@ def handle(activity, remote, addressed=None):
         local = local_actor_at(ident(activity.get("object")))
         if local is None:
             raise Problem(404, f"There is no actor {ident(activity.get('object'))} on {host()}.")
-        follow_uri = activity.get("id") if isinstance(activity.get("id"), str) else ""
-        Follower.objects.update_or_create(
-            local=local, remote=remote, defaults={"follow_uri": follow_uri[:500]}
-        )
-        accept(local, remote, activity)
+        follow_uri = (activity.get("id") if isinstance(activity.get("id"), str) else "")[:500]
+        # One follow per actor and local actor (the constraint fediverse_follow_once),
+        # accepted once: the same Follow sent again, or at the same moment, finds the
+        # row (locked until this transaction ends) and queues no second Accept.
+        with transaction.atomic():
+            follower, created = Follower.objects.select_for_update().get_or_create(
+                local=local, remote=remote, defaults={"follow_uri": follow_uri}
+            )
+            if not created:
+                if follow_uri and follower.follow_uri == follow_uri:
+                    return "followed before"
+                follower.follow_uri = follow_uri
+                follower.save(update_fields=["follow_uri"])
+            accept(local, remote, activity)
         return "followed"
     if kind == "Undo":
         undone = activity.get("object")

@@ -4,8 +4,10 @@ after an unpublish; each inbox once."""
 
 import json
 from datetime import timedelta
+from email.utils import formatdate
 
 import pytest
+import requests
 import time_machine
 from django.utils import timezone
 
@@ -15,6 +17,7 @@ from news.models import Article
 from ..background_tasks import run_queued
 from ..factories import ArticleFactory, AuthorFactory, CorrectionFactory
 from ..fediverse_server import verify_cavage
+from ..together import POSTGRESQL_ONLY, RACERS, outcomes, together
 
 pytestmark = pytest.mark.django_db
 SITE = "http://127.0.0.1:8000"
@@ -27,16 +30,24 @@ def post_activity(client, server, name, path, activity, **signing):
     return client.post(path, data=body, content_type=ACTIVITY, headers=headers)
 
 
-def follow(client, server, name, target=f"{SITE}/ap/site", inbox="/ap/inbox"):
+def follow_activity(server, name, target=f"{SITE}/ap/site"):
     actor = server.actor_id(name) if name in server.keys else server.add(name)
-    activity = {
+    return {
         "@context": "https://www.w3.org/ns/activitystreams",
         "id": f"{actor}#follows/{target.rsplit('/', 1)[-1]}",
         "type": "Follow",
         "actor": actor,
         "object": target,
     }
-    return post_activity(client, server, name, inbox, activity)
+
+
+def follow(client, server, name, target=f"{SITE}/ap/site", inbox="/ap/inbox", **signing):
+    activity = follow_activity(server, name, target)
+    return post_activity(client, server, name, inbox, activity, **signing)
+
+
+def accepts():
+    return Delivery.objects.filter(activity__type="Accept").count()
 
 
 def skillo_key(client, actor_url):
@@ -58,6 +69,39 @@ def test_a_follow_is_accepted_with_a_signed_accept(client, remote):
     assert accept["object"]["actor"] == remote.actor_id("alice")
     assert verify_cavage(entry, skillo_key(client, accept["actor"]))
     assert client.get("/ap/site/followers").json()["totalItems"] == 1
+
+
+def test_a_follow_sent_again_is_accepted_once_and_a_new_one_again(client, remote):
+    now = timezone.now().timestamp()
+    first, retried = (formatdate(now - seconds, usegmt=True) for seconds in (20, 10))
+    assert follow(client, remote, "alice", date=first).json() == {"accepted": "followed"}
+    # The same Follow again (its server retried it), signed at another time: no replay,
+    # but nothing new to accept.
+    assert follow(client, remote, "alice", date=retried).json() == {"accepted": "followed before"}
+    assert (Follower.objects.count(), accepts()) == (1, 1)
+    # A new Follow (its id new: the account followed again) is answered again.
+    again = {**follow_activity(remote, "alice"), "id": f"{remote.actor_id('alice')}#follows/2"}
+    post_activity(client, remote, "alice", "/ap/inbox", again)
+    assert (Follower.objects.get().follow_uri, accepts()) == (again["id"], 2)
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_follow_sent_at_the_same_moment_is_one_follower_accepted_once(live_server, remote):
+    inbox = f"{live_server.url}/ap/inbox"
+    body = json.dumps(follow_activity(remote, "alice")).encode()
+
+    def sender(number):
+        # The same Follow, each copy signed a second apart (or it would be a replay).
+        date = formatdate(timezone.now().timestamp() - number, usegmt=True)
+        headers = {**remote.cavage_headers("alice", inbox, body, date=date),
+                   "Content-Type": ACTIVITY}  # fmt: skip
+        return lambda: requests.post(inbox, data=body, headers=headers, timeout=60)
+
+    responses = together([sender(number) for number in range(RACERS)])
+    assert outcomes(responses) == {202: RACERS}
+    assert Follower.objects.get().remote.uri == remote.actor_id("alice")
+    assert accepts() == 1
 
 
 def test_a_new_article_reaches_each_inbox_once(client, remote, other_remote):
