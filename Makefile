@@ -175,7 +175,7 @@ SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.p
   tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py tests/test_readership_redis.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py \
-  tests/varnish
+  tests/varnish tests/deployed
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) $(VENV)/bin/pytest -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/browser-tests.sqlite3 \

@@ -1,0 +1,40 @@
+"""The deployed tier: journeys of readers and editors on the production stack
+(tests/deployed/stack.py), started once per run of these tests.
+
+It needs varnishd, redis-server and PostgreSQL's initdb; without them it skips, except in
+CI (CI=true), where it fails: .ci/run installs them. It brings its own PostgreSQL, so it
+runs in the SQLite pass only.
+"""
+
+import shutil
+
+import pytest
+
+from tests.conftest import CI
+from tests.deployed.stack import Deployment
+from tests.postgres_server import postgres_bin
+from tests.varnish.servers import find_varnishd
+
+
+def missing():
+    needs = {
+        "varnishd (apt-get install varnish varnish-modules)": find_varnishd(),
+        "redis-server (apt-get install redis-server)": shutil.which("redis-server"),
+        "initdb (apt-get install postgresql)": postgres_bin(),
+    }
+    return [name for name, found in needs.items() if not found]
+
+
+@pytest.fixture(scope="session")
+def deployed(tmp_path_factory, production_static):
+    absent = missing()
+    if absent:
+        message = f"the deployed tier needs {', '.join(absent)}"
+        if CI:
+            pytest.fail(message + " (.ci/run installs them)")
+        pytest.skip(message)
+    deployment = Deployment(tmp_path_factory.mktemp("deployed"), production_static)
+    try:
+        yield deployment.start()
+    finally:
+        deployment.stop()
