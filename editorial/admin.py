@@ -14,6 +14,7 @@ from reversion_compare.admin import CompareVersionAdmin
 from reversion_compare.helpers import html_diff
 from taggit.models import Tag as TaggitTag
 
+from news.identity import absolute
 from news.models import (
     WORDS_PER_MINUTE,
     Article,
@@ -571,7 +572,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         except ValueError:
             hours = 24
         token, link = previews.make(article, request.user, hours)
-        url = request.build_absolute_uri(reverse("shared-preview", args=[token]))
+        url = absolute(reverse("shared-preview", args=[token]))
         until = f"{timezone.localtime(link.expires_at):%-d %B %Y, %H:%M %Z}"
         self._in_history(request, article, f"Preview link made, valid until {until}")
         self.message_user(

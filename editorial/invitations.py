@@ -8,6 +8,8 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import timezone
 
+from news.identity import absolute
+
 from .models import Invitation
 from .tasks import send_workflow_mail
 from .tokens import digest, new_token
@@ -21,7 +23,7 @@ def invite(invitation, by, request):
     invitation.invited_by = by
     invitation.expires_at = timezone.now() + timedelta(days=DAYS)
     invitation.save()
-    link = request.build_absolute_uri(reverse("invitation", args=[token]))
+    link = absolute(reverse("invitation", args=[token]))
     inviter = by.get_full_name() or by.get_username()
     greeting = f"Hello {invitation.name}," if invitation.name else "Hello,"
     body = (

@@ -16,6 +16,12 @@ from django.db import DatabaseError, connections, router
 from .models import Article, SiteIdentity
 
 
+def absolute(path):
+    """``path`` on the site's public address: for what leaves the site (e-mails, links
+    to copy), where no request says which host the reader will use."""
+    return settings.SKILLO_SITE_URL.rstrip("/") + path
+
+
 def current():
     return {
         "site_url": settings.SKILLO_SITE_URL.rstrip("/"),

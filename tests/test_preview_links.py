@@ -5,6 +5,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 from reversion.models import Version
@@ -26,7 +27,9 @@ def make_link(client, article, hours="24"):
         follow=True,
     )
     message = " ".join(str(m) for m in response.context["messages"])
-    return re.search(r'href="(http://testserver/preview/[^"]+/)"', message).group(1)
+    # On the site's public address: the reviewer is outside, whatever host the admin is.
+    site = re.escape(settings.SKILLO_SITE_URL)
+    return re.search(f'href="({site}/preview/[^"]+/)"', message).group(1)
 
 
 def test_a_preview_link_shows_the_draft_to_someone_without_an_account(writer):  # noqa: F811
