@@ -4,8 +4,11 @@ the Admins role has their permissions (editorial.roles gives Admins every permis
 Writers and Editors a list without these): a token that reads drafts is a key to
 unpublished work."""
 
+import secrets
+
 from django import forms
 from django.contrib import admin, messages
+from django.db import IntegrityError
 from django.utils import timezone
 
 from .delivery import send_again
@@ -31,7 +34,17 @@ class ApiTokenForm(forms.ModelForm):
 
     class Meta:
         model = ApiToken
-        fields = ["name", "user", "scopes", "expires_at"]
+        # form_key: a new one each time the add form is shown, sent back with it; the
+        # token keeps it (the constraint api_token_once_per_form), so the same form sent
+        # twice makes one token, not a second that no one saw.
+        fields = ["name", "user", "scopes", "expires_at", "form_key"]
+        widgets = {"form_key": forms.HiddenInput}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.fields["form_key"].required = True
+            self.initial.setdefault("form_key", secrets.token_urlsafe(16))
 
 
 @admin.register(ApiToken)
@@ -44,15 +57,26 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ["prefix", "created_at", "revoked_at"]
     actions = ["revoke"]
 
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            if object_id is not None or request.method != "POST":
+                raise
+            # The same add form, sent at the same moment by another request that made
+            # its token first (api_token_once_per_form): this one's transaction was
+            # rolled back whole, and the form, read again, says so.
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
     def save_model(self, request, obj, form, change):
-        if not change:
-            token = obj.issue()
+        token = obj.issue() if not change else None
+        super().save_model(request, obj, form, change)
+        if token is not None:
             self.message_user(
                 request,
                 f"The token, shown this once (only its hash is kept): {token}",
                 messages.WARNING,
             )
-        super().save_model(request, obj, form, change)
 
     @admin.action(description="Revoke the selected tokens")
     def revoke(self, request, queryset):

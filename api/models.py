@@ -57,12 +57,26 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(null=True, blank=True, help_text="Empty: never.")
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The key of the admin's add form that made it (api.admin.ApiTokenForm): one token
+    # per form sent, however often it is sent (a double click, a reload).
+    form_key = models.CharField(max_length=32, blank=True)
 
     objects = ApiTokenQuerySet.as_manager()
 
     class Meta:
         verbose_name = "API token"
         ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["form_key"],
+                condition=~models.Q(form_key=""),
+                name="api_token_once_per_form",
+                violation_error_message=(
+                    "This form was sent already: its token was made then, and shown once on "
+                    "the page that answered. If it was not copied, revoke it and make a new one."
+                ),
+            )
+        ]
 
     def __str__(self):
         return f"{self.name} ({TOKEN_START}{self.prefix}…)"

@@ -2,12 +2,14 @@
 token with the read:drafts scope sees them, one without it does not."""
 
 import hashlib
+import re
 
 import pytest
 
 from api.models import ApiToken, Scope
 from tests.api.conftest import bearer
 from tests.factories import ApiTokenFactory, ArticleFactory, AuthorFactory
+from tests.together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
 pytestmark = pytest.mark.django_db
 
@@ -110,17 +112,59 @@ def test_an_expired_token_is_refused(api):
     api.json("/api/v1/articles/", status=401, **bearer(token))
 
 
+ADD_TOKEN = "/admin/api/apitoken/add/"
+FORM_KEY = re.compile(r'name="form_key" value="([^"]+)"')
+
+
+def token_form(page, user, **fields):
+    """The add form's data as a browser sends it, with the key of the page it showed."""
+    key = FORM_KEY.search(page).group(1)
+    return {"name": "Newsletter", "user": user.pk, "form_key": key, **fields}
+
+
 def test_the_admin_shows_a_new_token_once_and_keeps_its_hash(admin_client, admin_user):
+    page = admin_client.get(ADD_TOKEN).content.decode()
     response = admin_client.post(
-        "/admin/api/apitoken/add/",
-        {"name": "Newsletter", "user": admin_user.pk, "scopes": ["read:drafts"]},
-        follow=True,
+        ADD_TOKEN, token_form(page, admin_user, scopes=["read:drafts"]), follow=True
     )
     [message] = [str(m) for m in response.context["messages"] if "shown this once" in str(m)]
     secret = message.rsplit(" ", 1)[1]
     token = ApiToken.objects.get()
     assert token.scopes == ["read:drafts"]
     assert token.hashed == hashlib.sha256(secret.encode()).hexdigest()
+
+
+def test_the_add_form_sent_twice_makes_one_token(admin_client, admin_user):
+    form = token_form(admin_client.get(ADD_TOKEN).content.decode(), admin_user)
+    assert admin_client.post(ADD_TOKEN, form).status_code == 302
+    again = admin_client.post(ADD_TOKEN, form)  # a double click, or the page sent again
+    assert again.status_code == 200
+    assert "This form was sent already: its token was made then" in again.content.decode()
+    assert ApiToken.objects.count() == 1
+    # The next form shown is a new one.
+    next_form = token_form(admin_client.get(ADD_TOKEN).content.decode(), admin_user)
+    assert admin_client.post(ADD_TOKEN, next_form).status_code == 302
+    assert ApiToken.objects.count() == 2
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_the_add_form_sent_at_the_same_moment_makes_one_token(live_server, django_user_model):
+    boss = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
+    browser = Browser(live_server, boss)
+    form = token_form(browser.get(ADD_TOKEN).text, boss)
+    # The same page's form sent by several clicks: one browser's cookies, each request on
+    # a connection of its own.
+    senders = [Browser(live_server, boss) for _ in range(RACERS)]
+    for sender in senders:
+        sender.session.cookies.update(browser.session.cookies)
+        sender.csrf = browser.csrf
+    responses = together([sender.sender(ADD_TOKEN, form) for sender in senders])
+    assert outcomes(responses) == {302: 1, 200: RACERS - 1}
+    for response in responses:
+        if response.status_code == 200:
+            assert "This form was sent already" in response.text
+    assert ApiToken.objects.count() == 1
 
 
 def test_the_admin_refuses_an_unknown_scope_and_saves_nothing(admin_client, admin_user):
