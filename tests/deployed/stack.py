@@ -63,8 +63,11 @@ class Deployment:
             "VARNISH_PURGE_URLS": f"http://127.0.0.1:{self.port}",
             "TRUSTED_PROXY_COUNT": "1",
         }
+        # Nor the flags of the make test running these tests (its jobs, its output held
+        # until a target ends): make serve is started as a person types it.
         for name in ("LOCAL_TRIAL", "EMAIL_BACKEND", "PAGE_CACHE_PURGE_LOG", "DEBUG",
-                     "ALLOW_PRIVATE_ADDRESSES", "DJANGO_ALLOW_ASYNC_UNSAFE"):  # fmt: skip
+                     "ALLOW_PRIVATE_ADDRESSES", "DJANGO_ALLOW_ASYNC_UNSAFE", "MAKEFLAGS",
+                     "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):  # fmt: skip
             env.pop(name, None)
         return env
 
