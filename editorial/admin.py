@@ -1,7 +1,7 @@
 import reversion
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -906,6 +906,24 @@ class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     list_select_related = ["article"]
     autocomplete_fields = ["article"]
     fields = ["article", "lead", "replace_lead", "position", "until"]
+
+    # Saves of a lead story tried before the editor sees an error: each try that fails
+    # does so because another editor's lead was saved first, so several editors saving
+    # at the same moment all get their answer within as many tries as there are of them.
+    LEAD_SAVE_TRIES = 10
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        for _ in range(self.LEAD_SAVE_TRIES - 1):
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except IntegrityError:
+                if request.method != "POST":
+                    raise
+                # Another editor's lead story was saved at the same moment, first
+                # (one_lead_story): this save was rolled back whole. The form, read again,
+                # names their lead and asks before replacing it, or replaces it if this
+                # editor asked for that.
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="what readers see now")
     def readers_see(self, pin):

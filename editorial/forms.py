@@ -314,8 +314,10 @@ class ScheduleForm(forms.Form):
 
 
 class FrontPinForm(forms.ModelForm):
-    """A front-page choice. One lead story at a time: making another the lead asks
-    first, then makes the current lead a feature (it stays pinned)."""
+    """A front-page choice. One lead story at a time (the constraint one_lead_story):
+    making another the lead asks first, then makes the current lead a feature (it stays
+    pinned); a lead readers do not see (its time ran out, its article is not public)
+    becomes a feature without asking."""
 
     replace_lead = forms.BooleanField(
         label="Replace the current lead story",
@@ -339,18 +341,34 @@ class FrontPinForm(forms.ModelForm):
         if cleaned.get("lead") and not cleaned.get("replace_lead"):
             current = self.other_leads().select_related("article").first()
             if current is not None:
+                # Above the form: the checkbox is shown only if a lead was there when
+                # the page was laid out, which another editor's save may have just made.
                 self.add_error(
-                    "lead" if "replace_lead" not in self.fields else "replace_lead",
+                    None,
                     f"“{current.article.title}” is the lead story now: tick “Replace the "
                     "current lead story” to make this one the lead instead.",
                 )
         return cleaned
 
+    def validate_constraints(self):
+        # one_lead_story is this form's own: clean() asks before the lead readers see is
+        # replaced, save() makes the other lead a feature. Two editors saving a lead at
+        # the same moment both pass clean(); the constraint stops the second at its
+        # INSERT, and the admin shows it the form again (FrontPinAdmin.changeform_view).
+        pass
+
     def save(self, commit=True):
+        from news.models import FrontPin
+
         pin = super().save(commit=False)
         if pin.lead:
-            # One lead at a time: the one it replaces stays pinned, as a feature.
-            self.other_leads().update(lead=False)
+            # One lead at a time: the one it replaces stays pinned, as a feature. The
+            # lead readers see only if the editor said so: one chosen by another editor
+            # since this form was checked stays, and this save fails (one_lead_story).
+            others = FrontPin.objects.filter(lead=True).exclude(pk=pin.pk)
+            if not self.cleaned_data.get("replace_lead"):
+                others = others.exclude(pk__in=self.other_leads().values("pk"))
+            others.update(lead=False)
         if commit:
             pin.save()
         return pin

@@ -1019,7 +1019,7 @@ class FrontPin(models.Model):
     lead = models.BooleanField(
         "lead story",
         default=False,
-        help_text="Shown first and largest; with several, the most recently pinned leads.",
+        help_text="Shown first and largest; one at a time.",
     )
     position = models.PositiveSmallIntegerField(default=0, help_text="Features in this order.")
     until = models.DateTimeField(
@@ -1033,6 +1033,11 @@ class FrontPin(models.Model):
         ordering = ["-lead", "position", "-pinned_at"]
         verbose_name = "front page choice"
         verbose_name_plural = "front page"
+        constraints = [
+            # One lead story: making another the lead makes this one a feature
+            # (editorial.forms.FrontPinForm), also for editors choosing at the same moment.
+            models.UniqueConstraint(fields=["lead"], condition=Q(lead=True), name="one_lead_story"),
+        ]
 
     def __str__(self):
         return f"{'Lead story' if self.lead else 'Feature'}: {self.article.title}"

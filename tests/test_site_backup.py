@@ -12,6 +12,7 @@ TAG_RUNS): the pages themselves do not define it.
 """
 
 import difflib
+import json
 import re
 import shutil
 from datetime import UTC, date, datetime, timedelta
@@ -466,6 +467,25 @@ def test_a_bad_topic_line_names_file_and_line_and_restores_nothing(tmp_path):
         call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=err)
     assert f"{tags}:3: a topic line must read 'SLUG: NAME'" in err.getvalue()
     assert not Article.objects.exists() and not Tag.objects.exists()
+
+
+def test_a_backup_made_with_several_leads_restores_the_one_readers_saw(tmp_path):
+    from news.models import FrontPin
+    from textfiles.frontpage import restore_front
+
+    for slug in ["older", "shown", "ran-out", "draft"]:
+        ArticleFactory(slug=slug, draft=slug == "draft")
+    pins = [
+        {"article": "older", "lead": True, "position": 0, "until": None},
+        {"article": "shown", "lead": True, "position": 0, "until": None},  # pinned later
+        {"article": "ran-out", "lead": True, "position": 0, "until": "2024-01-01T00:00Z"},
+        {"article": "draft", "lead": True, "position": 0, "until": None},
+    ]
+    front = tmp_path / "front.json"
+    front.write_text(json.dumps({"pins": pins}), encoding="utf-8")
+    assert restore_front(front) == []
+    restored = {pin.article.slug: pin.lead for pin in FrontPin.objects.select_related("article")}
+    assert restored == {"older": False, "shown": True, "ran-out": False, "draft": False}
 
 
 def test_a_restored_article_keeps_its_published_time_of_day(tmp_path):

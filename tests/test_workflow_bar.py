@@ -14,6 +14,7 @@ from people.models import Author
 
 from .factories import ArticleFactory
 from .test_workflow import ADD, change_url, edit_data, form_data
+from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
 pytestmark = pytest.mark.django_db
 
@@ -232,3 +233,99 @@ def test_pinning_a_second_lead_asks_then_replaces_the_first(people):
     assert pins == {"First lead": False, "Second lead": True}
     listing = editor.get("/admin/news/frontpin/").content.decode()
     assert "The lead story" in listing and "A feature, at position 0" in listing
+
+
+def test_a_lead_readers_no_longer_see_becomes_a_feature_without_asking(people):
+    from news.models import FrontPin
+
+    _, editor = people("Editors", "Grace")
+    gone = FrontPin.objects.create(
+        article=ArticleFactory(title="Yesterday's lead"),
+        lead=True,
+        until=timezone.now() - timedelta(minutes=1),
+    )
+    add = "/admin/news/frontpin/add/"
+    assert "Replace the current lead story" not in editor.get(add).content.decode()
+    new = ArticleFactory(title="Today's lead")
+    assert editor.post(add, pin_form(article=new.pk, lead="on")).status_code == 302
+    assert FrontPin.objects.get(lead=True).article == new
+    assert not FrontPin.objects.get(pk=gone.pk).lead  # still pinned, a feature
+
+
+def test_the_lead_cannot_be_doubled_behind_the_forms_back():
+    from django.db import IntegrityError, transaction
+
+    from news.models import FrontPin
+
+    FrontPin.objects.create(article=ArticleFactory(), lead=True)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        FrontPin.objects.create(article=ArticleFactory(), lead=True)
+    FrontPin.objects.create(article=ArticleFactory())  # features: as many as wanted
+    assert FrontPin.objects.filter(lead=True).count() == 1
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_leads_chosen_at_the_same_moment_make_one_lead_and_ask_the_others(
+    live_server, django_user_model
+):
+    from news.models import FrontPin
+
+    add = "/admin/news/frontpin/add/"
+    editor = django_user_model.objects.create_superuser("grace", "grace@example.org", "pw")
+    articles = [ArticleFactory(title=f"Lead {n}") for n in range(RACERS)]
+    browsers = [Browser(live_server, editor) for _ in range(RACERS)]
+    for browser in browsers:
+        assert "Replace the current lead story" not in browser.get(add).text  # none yet
+    forms = [pin_form(article=article.pk, lead="on") for article in articles]
+    responses = together([b.sender(add, form) for b, form in zip(browsers, forms, strict=True)])
+    assert outcomes(responses) == {302: 1, 200: RACERS - 1}
+    (lead,) = FrontPin.objects.all()
+    assert lead.lead
+    for response in responses:
+        if response.status_code == 200:
+            assert f"“{lead.article.title}” is the lead story now" in response.text
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_leads_replacing_one_at_the_same_moment_leave_one_lead(live_server, django_user_model):
+    from news.models import FrontPin
+
+    add = "/admin/news/frontpin/add/"
+    editor = django_user_model.objects.create_superuser("grace", "grace@example.org", "pw")
+    FrontPin.objects.create(article=ArticleFactory(title="This morning's lead"), lead=True)
+    articles = [ArticleFactory(title=f"Lead {n}") for n in range(RACERS)]
+    browsers = [Browser(live_server, editor) for _ in range(RACERS)]
+    for browser in browsers:
+        assert "Replace the current lead story" in browser.get(add).text
+    forms = [pin_form(article=a.pk, lead="on", replace_lead="on") for a in articles]
+    responses = together([b.sender(add, form) for b, form in zip(browsers, forms, strict=True)])
+    # Each asked to replace the lead: each did, in turn; the last is the lead.
+    assert outcomes(responses) == {302: RACERS}
+    assert FrontPin.objects.count() == RACERS + 1
+    assert FrontPin.objects.filter(lead=True).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_the_lead_readers_see_and_makes_the_others_features():
+    from django.core.management import call_command
+
+    from news.models import FrontPin
+
+    call_command("migrate", "news", "0028", verbosity=0)  # before one_lead_story
+    now = timezone.now()
+    pins = {
+        "ran out": FrontPin.objects.create(
+            article=ArticleFactory(), lead=True, until=now - timedelta(hours=1)
+        ),
+        "draft": FrontPin.objects.create(article=ArticleFactory(draft=True), lead=True),
+        "shown": FrontPin.objects.create(article=ArticleFactory(), lead=True),
+        "later in the order": FrontPin.objects.create(
+            article=ArticleFactory(), lead=True, position=3
+        ),
+    }
+    call_command("migrate", verbosity=0)
+    leads = {name for name, pin in pins.items() if FrontPin.objects.get(pk=pin.pk).lead}
+    assert leads == {"shown"}
+    assert FrontPin.objects.count() == 4

@@ -5,6 +5,7 @@ import_site restores it after the articles and topics, all or nothing with them.
 import json
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from news.models import Article, FrontPin, Tag
@@ -81,5 +82,30 @@ def restore_front(path):
     for tag in topics.values():
         if tag.header_position is not None or tag.intro:
             tag.save(update_fields=["header_position", "intro"])
+    one_lead(pins)
     FrontPin.objects.bulk_create(pins)
     return []
+
+
+def one_lead(pins):
+    """One lead story (the constraint one_lead_story): a backup made before it may hold
+    several, of which the one readers saw stays the lead (the first in the pins' order,
+    position then newest, whose time has not run out and whose article is public; else
+    the last pinned) and the others become features, still pinned."""
+    leads = [(number, pin) for number, pin in enumerate(pins) if pin.lead]
+    if len(leads) < 2:
+        return
+    now = timezone.now()
+    public = set(
+        Article.objects.published()
+        .filter(pk__in=[pin.article_id for _, pin in leads])
+        .values_list("pk", flat=True)
+    )
+    shown = [
+        (pin.position, -number, pin)
+        for number, pin in leads
+        if (pin.until is None or pin.until > now) and pin.article_id in public
+    ]
+    kept = min(shown, key=lambda found: found[:2])[2] if shown else leads[-1][1]
+    for _, pin in leads:
+        pin.lead = pin is kept
