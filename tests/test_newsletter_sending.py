@@ -25,6 +25,7 @@ from people.models import Author
 from .background_tasks import run_queued
 from .factories import ArticleFactory
 from .mail_server import mail_server  # noqa: F401 (a fixture)
+from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +109,25 @@ def test_a_story_published_again_after_an_unpublish_is_not_sent_twice(mail_serve
     article.save()
     run_queued()
     assert len(mail_server.messages()) == 1
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_story_published_by_several_editors_at_the_same_moment_is_one_issue(
+    live_server, django_user_model
+):
+    editor = django_user_model.objects.create_superuser("grace", "grace@example.org", "pw")
+    draft = ArticleFactory(draft=True)
+    changelist = "/admin/news/article/"
+    browsers = [Browser(live_server, editor) for _ in range(RACERS)]
+    for browser in browsers:
+        assert browser.get(changelist).status_code == 200
+    publish = {"action": "publish_selected", "_selected_action": [draft.pk], "index": "0"}
+    responses = together([browser.sender(changelist, publish) for browser in browsers])
+    assert outcomes(responses) == {302: RACERS}
+    assert Article.objects.published().filter(pk=draft.pk).exists()
+    # One issue per article (the constraint one_story_issue_per_article).
+    assert Issue.objects.filter(kind=Issue.Kind.STORY, article=draft).count() == 1
 
 
 def test_a_story_unpublished_before_its_send_is_sent_to_no_one(mail_server):  # noqa: F811
