@@ -41,6 +41,7 @@ from .forms import (
     ArticleForm,
     AuthorForm,
     FrontPinForm,
+    InvitationForm,
     RelatedLinkFormSet,
     ScheduleForm,
     SourceFormSet,
@@ -991,8 +992,20 @@ from . import image_admin, sources_admin  # noqa: E402, F401 - more of the admin
 class InvitationAdmin(admin.ModelAdmin):
     """People invited into the newsroom by e-mail, with their role."""
 
+    form = InvitationForm
     list_display = ["email", "role", "invited_by", "created_at", "state"]
     fields = ["email", "name", "role"]
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            if request.method != "POST":
+                raise
+            # The same address invited at the same moment (a double click) by a request
+            # that saved first (one_waiting_invitation_per_address): this one was rolled
+            # back whole, its e-mail with it, and the form, read again, says so.
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="state")
     def state(self, invitation):

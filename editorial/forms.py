@@ -9,6 +9,8 @@ from news.rules import within_years
 from news.slugs import lock_article_slugs, slug_from_title
 from people.models import Author
 
+from . import invitations
+from .models import Invitation
 from .roles import can_publish
 
 WRITERS_CANNOT_PUBLISH = (
@@ -372,3 +374,30 @@ class FrontPinForm(forms.ModelForm):
         if commit:
             pin.save()
         return pin
+
+
+class InvitationForm(forms.ModelForm):
+    """An invitation to the newsroom: one waiting per address (the constraint
+    one_waiting_invitation_per_address), so the form sent twice (a double click) sends
+    one e-mail; an expired one to the address is replaced."""
+
+    class Meta:
+        model = Invitation
+        fields = ["email", "name", "role"]
+
+    def clean_email(self):
+        email = self.cleaned_data["email"]
+        waiting = invitations.waiting_for(email)
+        if waiting is not None:
+            raise ValidationError(
+                f"An invitation to {waiting.email} was sent on "
+                f"{timezone.localtime(waiting.created_at):%-d %B %Y at %H:%M} and works until "
+                f"{timezone.localtime(waiting.expires_at):%-d %B %Y}: delete it first to send "
+                "a new one."
+            )
+        return email
+
+    def validate_constraints(self):
+        # one_waiting_invitation_per_address is clean_email()'s to say and invite()'s to
+        # keep: an expired invitation to the address is replaced, not refused.
+        pass

@@ -5,6 +5,7 @@ where they choose a user name and a password, and arrive in the admin with that 
 from datetime import timedelta
 
 from django.contrib.auth.models import Group
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -17,11 +18,25 @@ from .tokens import digest, new_token
 DAYS = 7
 
 
+def waiting_for(email):
+    """The invitation to ``email`` that still works (not used, not expired), or None."""
+    return Invitation.objects.filter(
+        email__iexact=email.strip(), accepted_at=None, expires_at__gt=timezone.now()
+    ).first()
+
+
+@transaction.atomic
 def invite(invitation, by, request):
-    """Give ``invitation`` (unsaved) its token, save it and queue its e-mail."""
+    """Give ``invitation`` (unsaved) its token, save it in place of an expired one to the
+    same address, and queue its e-mail with it. One waiting per address: a second
+    while one works is refused by the constraint one_waiting_invitation_per_address
+    (the admin's form says so first, InvitationForm)."""
     token, invitation.token_hash = new_token()
     invitation.invited_by = by
     invitation.expires_at = timezone.now() + timedelta(days=DAYS)
+    Invitation.objects.filter(
+        email__iexact=invitation.email.strip(), accepted_at=None, expires_at__lte=timezone.now()
+    ).delete()
     invitation.save()
     link = absolute(reverse("invitation", args=[token]))
     inviter = by.get_full_name() or by.get_username()

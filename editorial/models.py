@@ -1,5 +1,7 @@
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
 
 from news.models import Article, Source
 from sources.models import SourceURL
@@ -157,6 +159,16 @@ class Invitation(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # One invitation waiting per address: the form refuses a second while the
+            # first works (a double click sends one e-mail), and one that expired is
+            # replaced (editorial.invitations.invite).
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=Q(accepted_at__isnull=True),
+                name="one_waiting_invitation_per_address",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.email} as {self.get_role_display().lower()}"

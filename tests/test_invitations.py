@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from editorial import invitations
 from editorial.models import Invitation
@@ -130,3 +131,65 @@ def test_an_invitation_sent_at_the_same_moment_makes_one_account(live_server):
     (user,) = get_user_model().objects.all()
     assert user.is_staff and user.groups.get().name == "Editors"
     assert Invitation.objects.get().user == user
+
+
+ADD = "/admin/editorial/invitation/add/"
+
+
+def invitation_mails():
+    return DBTaskResult.objects.filter(task_path="editorial.tasks.send_workflow_mail").count()
+
+
+def test_the_invitation_form_sent_twice_sends_one_invitation(admin):
+    form = {"email": "grace@example.org", "name": "Grace", "role": "Editors"}
+    assert admin.post(ADD, form).status_code == 302
+    again = admin.post(ADD, {**form, "email": "Grace@Example.org"})  # a double click
+    assert again.status_code == 200
+    assert "An invitation to grace@example.org was sent on" in again.content.decode()
+    assert (Invitation.objects.count(), invitation_mails()) == (1, 1)
+
+
+def test_an_expired_invitation_is_replaced_by_a_new_one(admin, time_machine):
+    form = {"email": "grace@example.org", "name": "Grace", "role": "Editors"}
+    admin.post(ADD, form)
+    first = Invitation.objects.get()
+    time_machine.move_to(timezone.now() + timedelta(days=7, minutes=1))
+    assert admin.post(ADD, form).status_code == 302
+    assert Invitation.objects.get().pk != first.pk
+    assert invitation_mails() == 2
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_an_invitation_sent_at_the_same_moment_is_sent_once(live_server, django_user_model):
+    boss = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
+    browsers = [Browser(live_server, boss) for _ in range(RACERS)]
+    for browser in browsers:
+        assert browser.get(ADD).status_code == 200
+    form = {"email": "grace@example.org", "name": "Grace", "role": "Editors"}
+    responses = together([browser.sender(ADD, form) for browser in browsers])
+    assert outcomes(responses) == {302: 1, 200: RACERS - 1}
+    for response in responses:
+        if response.status_code == 200:
+            assert "An invitation to grace@example.org was sent on" in response.text
+    assert (Invitation.objects.count(), invitation_mails()) == (1, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_the_newest_waiting_invitation_to_an_address():
+    from django.core.management import call_command
+
+    call_command("migrate", "editorial", "0008", verbosity=0)  # before the constraint
+    made = {}
+    for name, email, accepted in [
+        ("old", "grace@example.org", None), ("newest", "Grace@example.org", None),
+        ("used", "grace@example.org", timezone.now()), ("other", "ada@example.org", None),
+    ]:  # fmt: skip
+        _, token_hash = new_token()
+        made[name] = Invitation.objects.create(
+            email=email, token_hash=token_hash, accepted_at=accepted,
+            expires_at=timezone.now() + timedelta(days=1),
+        )  # fmt: skip
+    call_command("migrate", verbosity=0)
+    kept = set(Invitation.objects.values_list("pk", flat=True))
+    assert kept == {made[name].pk for name in ("newest", "used", "other")}
