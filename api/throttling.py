@@ -1,33 +1,37 @@
-"""The API's rate limits, counted in Django's cache, and lifted while it is down.
+"""The API's rate limits: DRF's rates ("120/min"), counted once for the whole site.
 
-DRF's throttles read and write the cache unguarded: with Redis down, every API answer
-the page cache did not hold was a 500, while the HTML pages were served uncached. A
-throttle that cannot reach the cache lets the request through, uncounted, and says so in
-the log (pagecache.store treats the cache the same way).
+DRF's own throttles keep each client's recent request times in Django's cache: with the
+default cache, each process's own memory, a client got the limit once per process, and
+even on Redis two processes could read the same list and both let a request through.
+These count in fixed windows of the rate's length (a minute for "120/min") with
+ratelimits.counter, which every process sees alike; Retry-After says when the window
+ends. A hit that cannot be counted (the cache being down) is let through: an outage of
+the cache is no 500.
 """
-
-import logging
 
 from rest_framework import throttling
 
-logger = logging.getLogger(__name__)
+from ratelimits import counter
 
 
-class CacheOutageMixin:
+class FixedWindowMixin:
     def allow_request(self, request, view):
-        try:
-            return super().allow_request(request, view)
-        except Exception as error:  # Any backend, any failure: served, not limited.
-            logger.warning("API rate limit not counted: the cache is unavailable (%s).", error)
-            self.history = []
+        if self.rate is None:
             return True
+        key = self.get_cache_key(request, view)
+        if key is None:
+            return True
+        return not counter.over(key, self.num_requests, self.duration)
+
+    def wait(self):
+        return counter.seconds_left(self.duration)
 
 
-class AnonRateThrottle(CacheOutageMixin, throttling.AnonRateThrottle):
-    pass
+class AnonRateThrottle(FixedWindowMixin, throttling.AnonRateThrottle):
+    """Anonymous clients, counted per address."""
 
 
-class UserRateThrottle(CacheOutageMixin, throttling.UserRateThrottle):
+class UserRateThrottle(FixedWindowMixin, throttling.UserRateThrottle):
     """The tokens' rate, counted per account. DRF's counts anonymous clients too, by
     address, so they were held to the lower of the two rates (and each of their requests
     was counted twice): they have AnonRateThrottle's alone."""

@@ -9,10 +9,11 @@ before (401: a replay). Only then is the activity read and kept."""
 import json
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.urls import Resolver404, resolve
 from django.utils import timezone
+
+from ratelimits import counter
 
 from . import replies
 from .actors import CONTEXT, absolute, actor_from_match, actor_id, host
@@ -29,16 +30,9 @@ class Problem(Exception):
 
 
 def over_rate(domain):
-    """Whether ``domain`` has sent more than its activities a minute."""
-    minute = int(timezone.now().timestamp() // 60)
-    key = f"fediverse:rate:{domain}:{minute}"
-    if cache.add(key, 1, timeout=120):
-        return False
-    try:
-        count = cache.incr(key)
-    except ValueError:
-        return False
-    return count > settings.SKILLO_FEDIVERSE_RATE_PER_MINUTE
+    """Whether ``domain`` has sent more than its activities this minute, to any of the
+    site's processes."""
+    return counter.over(f"fediverse:{domain}", settings.SKILLO_FEDIVERSE_RATE_PER_MINUTE)
 
 
 def local_actor_at(uri):

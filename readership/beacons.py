@@ -1,9 +1,10 @@
 """Page views as the reader's browser reports them (static/js/beacon.js): checked, then
 buffered until readership.folding turns them into counts: in a list in Redis when the
 default cache is Redis (one push a view, shared by every process), otherwise in the
-process, written to the database in batches (never a write per view). A beacon that is
-not a public page's view is dropped without a word: the endpoint answers every beacon
-alike, so it tells nothing to someone probing it."""
+process, written to the database in batches (never a row per view; the address's rate
+limit is one counting statement a beacon there: ratelimits). A beacon that is not a
+public page's view is dropped without a word: the endpoint answers every beacon alike,
+so it tells nothing to someone probing it."""
 
 import functools
 import hashlib
@@ -24,6 +25,7 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
 from background.redis_queue import client as redis_client
+from ratelimits import counter
 
 from .models import Beacon
 from .visitors import client_address, is_bot, visitor_of
@@ -89,21 +91,17 @@ def counted_page(path):
     return counted_addresses(get_script_prefix()).fullmatch(path) is not None
 
 
-def rate_key(request):
-    """The key counting this minute's beacons from the reader's address (hashed)."""
+def rate_scope(request):
+    """What the per-minute limit counts: beacons from the reader's address (hashed)."""
     address = hashlib.sha256((client_address(request) or "").encode()).hexdigest()[:32]
-    return f"readership:rate:{address}:{int(time.time() // 60)}"
+    return f"readership:{address}"
 
 
 def over_rate(request):
-    """More beacons this minute from the reader's address than READERSHIP_PER_MINUTE
-    (generous: an office or a university is many readers behind one address)."""
-    key = rate_key(request)
-    cache.add(key, 0, timeout=120)
-    try:
-        return cache.incr(key) > settings.READERSHIP_PER_MINUTE
-    except ValueError:  # expired between the add and the incr
-        return False
+    """More beacons this minute from the reader's address, to any of the site's
+    processes, than READERSHIP_PER_MINUTE (generous: an office or a university is many
+    readers behind one address)."""
+    return counter.over(rate_scope(request), settings.READERSHIP_PER_MINUTE)
 
 
 def receive(request):
@@ -124,7 +122,7 @@ def receive(request):
         if waiting is None:
             buffer.add(view)
         else:  # the rate and the push in one round trip
-            waiting.add_within_rate(view, rate_key(request), settings.READERSHIP_PER_MINUTE)
+            waiting.add_within_rate(view, rate_scope(request), settings.READERSHIP_PER_MINUTE)
     except RedisError:
         # The cache's Redis cannot be reached: this view is not counted (figures, not
         # records), and the reader still gets the same 204 at once.
@@ -237,12 +235,12 @@ class RedisList:
         self.folding_name = cache.make_key("readership:fold:batch-name")
         self.lock_name = cache.make_key("readership:fold")
 
-    # Count the beacon against its address's minute (the key expires after two), and
-    # push it only within the limit: one round trip where the cache's add and incr and
-    # the push took three (bench/readership.py).
+    # Count the beacon against its address's minute where ratelimits.counter counts it,
+    # and push it only within the limit: one round trip where the cache's add and incr
+    # and the push took three (bench/readership.py).
     WITHIN_RATE = """
         local seen = redis.call('INCR', KEYS[1])
-        if seen == 1 then redis.call('EXPIRE', KEYS[1], 120) end
+        if seen == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
         if seen > tonumber(ARGV[1]) then return 0 end
         redis.call('RPUSH', KEYS[2], ARGV[2])
         return 1
@@ -251,12 +249,13 @@ class RedisList:
     def add(self, beacon):
         self.client.rpush(self.waiting, dumps(beacon))
 
-    def add_within_rate(self, beacon, rate_key, per_minute):
-        """Push ``beacon`` unless ``rate_key`` has counted ``per_minute`` this minute."""
+    def add_within_rate(self, beacon, scope, per_minute):
+        """Push ``beacon`` unless ``scope`` has counted ``per_minute`` this minute."""
         script = _scripts.get(self.client)
         if script is None:
             script = _scripts[self.client] = self.client.register_script(self.WITHIN_RATE)
-        script(keys=[cache.make_key(rate_key), self.waiting], args=[per_minute, dumps(beacon)])
+        key, lifetime = counter.cache_entry(scope)
+        script(keys=[key, self.waiting], args=[per_minute, dumps(beacon), lifetime])
 
     @contextmanager
     def batch(self):

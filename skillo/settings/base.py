@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "outbound",
     "background",
     "metrics",
+    "ratelimits",
     "pagecache",
     "maintenance",
     "sources",
@@ -337,16 +338,16 @@ SKILLO_VARNISH_PURGE_TIMEOUT = float(os.environ.get("VARNISH_PURGE_TIMEOUT", "1"
 SKILLO_VARNISH_MAX_AGE = int(os.environ.get("VARNISH_MAX_AGE", "3600"))
 
 # The content API (the api app, docs/api.md). Tokens only (no session: a browser's
-# cookies never reach it); JSON only. Anonymous clients are limited per address, counted
-# in the default cache: each process's own with locmem (so the limit is per process),
-# shared with Redis (CACHE_URL). Answers from the page cache are not counted: they cost
+# cookies never reach it); JSON only. Anonymous clients are limited per address, tokens
+# per account, each over the whole site (api.throttling; counted in Redis when it is the
+# cache, else in the database). Answers from the page cache are not counted: they cost
 # no query.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["api.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    # DRF's, lifted while the cache is down (api.throttling).
+    # DRF's rates in fixed windows, lifted while the cache is down (api.throttling).
     "DEFAULT_THROTTLE_CLASSES": [
         "api.throttling.AnonRateThrottle",
         "api.throttling.UserRateThrottle",
@@ -426,7 +427,7 @@ SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
 # A signed request's Date (or created time) must be this close to now, in seconds.
 SKILLO_FEDIVERSE_SIGNATURE_WINDOW = int(os.environ.get("FEDIVERSE_SIGNATURE_WINDOW", "300"))
 # Inboxes refuse bodies over this many bytes, and instances sending more activities a
-# minute than this (per host name) get 429.
+# minute than this (per host name, to the whole site) get 429.
 SKILLO_FEDIVERSE_MAX_ACTIVITY = int(os.environ.get("FEDIVERSE_MAX_ACTIVITY", str(256 * 1024)))
 SKILLO_FEDIVERSE_RATE_PER_MINUTE = int(os.environ.get("FEDIVERSE_RATE_PER_MINUTE", "300"))
 # A server failing this many deliveries in a row is backed off (hours, doubling, at most
@@ -494,6 +495,8 @@ SKILLO_PERIODIC_TASKS = {
     "refresh-figures": ("readership.tasks.refresh_figures", timedelta(minutes=5)),
     # The fediverse inboxes' record of signatures past replaying, and old deliveries.
     "fediverse-prune": ("fediverse.publishing.prune", timedelta(hours=1)),
+    # The rate limits' windows that have ended, where they are counted in the database.
+    "forget-ended-rate-windows": ("ratelimits.tasks.forget_ended_windows", timedelta(hours=1)),
 }
 
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
@@ -527,9 +530,9 @@ NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIEN
 
 # Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
 # sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are
-# counted from one address (an office or a campus shares one). Each process writes the
-# views it has received in batches: when READERSHIP_BUFFER_SIZE have come or the oldest
-# is READERSHIP_BUFFER_SECONDS old.
+# counted from one address on the whole site (an office or a campus shares one). Each
+# process writes the views it has received in batches: when READERSHIP_BUFFER_SIZE have
+# come or the oldest is READERSHIP_BUFFER_SECONDS old.
 READERSHIP_COUNTING = env_bool("READERSHIP", True)
 READERSHIP_PER_MINUTE = int(os.environ.get("READERSHIP_PER_MINUTE", "600"))
 READERSHIP_BUFFER_SIZE = int(os.environ.get("READERSHIP_BUFFER_SIZE", "200"))

@@ -88,7 +88,9 @@ def test_an_unknown_token_is_the_documented_401(api, schema):
     OAS31Validator(body_schema).validate(body)
 
 
-def test_over_the_limit_is_the_documented_429_with_retry_after(api, schema, monkeypatch):
+def test_over_the_limit_is_the_documented_429_with_retry_after(
+    api, schema, monkeypatch, in_one_minute
+):
     monkeypatch.setitem(AnonRateThrottle.THROTTLE_RATES, "anon", "1/min")
     api.get("/api/v1/tags/")
     response = api.get("/api/v1/tags/")

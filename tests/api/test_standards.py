@@ -2,7 +2,7 @@
 site's CSP, the JSON Feed against JSON Feed 1.1, and the anonymous rate limit."""
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 from openapi_spec_validator import validate
@@ -135,7 +135,7 @@ def test_an_empty_json_feed_still_has_items(api):
 
 
 @pytest.fixture
-def three_a_minute(monkeypatch):
+def three_a_minute(monkeypatch, in_one_minute):
     monkeypatch.setitem(AnonRateThrottle.THROTTLE_RATES, "anon", "3/min")
 
 
@@ -146,6 +146,14 @@ def test_an_anonymous_client_over_the_limit_gets_429_with_retry_after(api, three
     assert response.status_code == 429
     assert int(response["Retry-After"]) > 0
     assert "throttled" in response.json()["detail"].lower()
+
+
+def test_retry_after_says_when_the_minute_ends(api, monkeypatch, time_machine):
+    monkeypatch.setitem(AnonRateThrottle.THROTTLE_RATES, "anon", "3/min")
+    time_machine.move_to(datetime(2026, 3, 2, 12, 0, 45, tzinfo=UTC), tick=False)
+    for _ in range(3):
+        api.get("/api/v1/articles/")
+    assert api.get("/api/v1/articles/")["Retry-After"] == "15"
 
 
 def test_the_limit_is_per_address(api, three_a_minute):
@@ -168,7 +176,7 @@ def test_a_token_is_not_held_to_the_anonymous_limit(api, three_a_minute):
 
 
 @pytest.fixture
-def anonymous_five_tokens_two(monkeypatch):
+def anonymous_five_tokens_two(monkeypatch, in_one_minute):
     monkeypatch.setitem(AnonRateThrottle.THROTTLE_RATES, "anon", "5/min")
     monkeypatch.setitem(UserRateThrottle.THROTTLE_RATES, "user", "2/min")
 
