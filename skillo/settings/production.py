@@ -23,8 +23,7 @@ if SECRET_KEY.startswith("django-insecure"):
     )
 if len(SECRET_KEY) < 50:
     raise ImproperlyConfigured(
-        f"Set SECRET_KEY to a random string of at least 50 characters (it has "
-        f"{len(SECRET_KEY)})."
+        f"Set SECRET_KEY to a random string of at least 50 characters (it has {len(SECRET_KEY)})."
     )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
@@ -44,9 +43,7 @@ if problem := site_url_problem(SKILLO_SITE_URL, SKILLO_LOCAL_TRIAL):  # noqa: F4
 SKILLO_SITE_URL = SKILLO_SITE_URL.rstrip("/")
 # The feeds' permanent ids carry the site's host unless told otherwise; neither may
 # change after the first publication (news.identity's check).
-SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY") or urlsplit(
-    SKILLO_SITE_URL
-).hostname
+SKILLO_FEED_ID_AUTHORITY = os.environ.get("FEED_ID_AUTHORITY") or urlsplit(SKILLO_SITE_URL).hostname
 SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
 
 # Worker processes keep their database connection for a minute (tested before each
