@@ -44,8 +44,13 @@ def record(using="default", accept=False):
 
 
 def record_after_migrate(sender, using="default", **kwargs):
-    if router.allow_migrate_model(using, SiteIdentity):
+    # Not after a migrate back to before the table (a migration's test, a rollback).
+    if router.allow_migrate_model(using, SiteIdentity) and exists(using):
         record(using)
+
+
+def exists(using):
+    return SiteIdentity._meta.db_table in connections[using].introspection.table_names()
 
 
 @register(Tags.compatibility)
@@ -53,7 +58,7 @@ def unchanged(app_configs=None, databases=None, **kwargs):
     """An error for each part of the identity changed since the first publication."""
     using = "default"
     try:
-        if SiteIdentity._meta.db_table not in connections[using].introspection.table_names():
+        if not exists(using):
             return []  # a database not yet migrated: nothing published either
         stored = SiteIdentity.objects.using(using).first()
         if stored is None or not has_published(using):

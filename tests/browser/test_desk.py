@@ -257,10 +257,12 @@ def test_a_preview_link_opens_the_draft_outside_then_is_revoked(new_page, site, 
         expect(outsider.locator("main h1")).to_have_text("This preview link has been withdrawn")
 
 
-def test_an_invitation_is_accepted(new_page, site, artifacts, mailoutbox):
+def test_an_invitation_is_accepted(new_page, site, artifacts, mailoutbox, settings):
     import re
 
     from tests.background_tasks import run_queued
+
+    settings.SKILLO_SITE_URL = site  # the link in the mail is on the site's public address
 
     admin = log_in(new_page, site, "admin")
     guest = new_page()
