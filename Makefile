@@ -174,7 +174,7 @@ HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_killed_backups.py \
   tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py tests/test_readership_redis.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
-  tests/test_sqlite_serving.py tests/test_ratelimit_servers.py \
+  tests/test_sqlite_serving.py tests/test_ratelimit_servers.py tests/fediverse/test_slow_keys_servers.py \
   tests/varnish tests/deployed
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
 PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) $(VENV)/bin/pytest -m "not browser"

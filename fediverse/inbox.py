@@ -4,29 +4,56 @@ The checks, in order: size (413), signature syntax, date and body digest (401), 
 instance's block and rate (403, 429), the signing key fetched from its actor and the
 signature verified (fetched again once if it fails: the actor may have a new key),
 the key's owner being the activity's actor (401), and the same signed request not seen
-before (401: a replay). Only then is the activity read and kept."""
+before (401: a replay). Only then is the activity read and kept.
+
+No web worker waits on another server for long: a key that must be fetched is fetched
+within remote.INLINE_BUDGET (DNS included), and only so many times a minute per host
+and for the site. Past either, the request is kept (PendingActivity), answered 202, and
+checked in full by a background task before anything it says takes effect."""
 
 import json
+import logging
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.http import JsonResponse
+from django.tasks import task
 from django.urls import Resolver404, resolve
 from django.utils import timezone
+from django.utils.datastructures import CaseInsensitiveMapping
 
 from ratelimits import counter
 
 from . import replies
 from .actors import CONTEXT, absolute, actor_from_match, actor_id, host
 from .delivery import heard_from, queue
-from .models import Follower, LocalActor, ReceivedSignature
-from .remote import FetchFailed, actor_for_key, domain_of, ident, is_blocked_domain
+from .models import Follower, LocalActor, PendingActivity, ReceivedSignature, RemoteActor
+from .remote import FetchFailed, Later, actor_for_key, domain_of, ident, is_blocked_domain
 from .signatures import Refused, Signed
+
+logger = logging.getLogger(__name__)
+
+# Keys fetched inline (within the budget) a minute: per host, and for the whole site.
+# The rest are fetched by the background worker.
+INLINE_FETCHES_PER_HOST = 5
+INLINE_FETCHES_PER_SITE = 30
+# Activities waiting for their key: per host (429 past it) and for the site (503).
+PENDING_PER_HOST = 100
+PENDING_PER_SITE = 5000
 
 
 class Problem(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
+
+
+class Deferred(Exception):
+    """The signing key must be fetched in the background first (keep())."""
+
+    def __init__(self, signed, domain, why):
+        super().__init__(why)
+        self.signed, self.domain = signed, domain
 
 
 def over_rate(domain):
@@ -46,14 +73,16 @@ def local_actor_at(uri):
     return actor_from_match(match)
 
 
-def authenticate(request, body):
-    """The RemoteActor that signed ``request`` and the activity it sent; Problem if not."""
+def authenticate(request, body, received_at=None, inline=True):
+    """The RemoteActor that signed ``request`` and the activity it sent; Problem if not,
+    Deferred if its key is to be fetched in the background (``inline``: in a web
+    request; ``received_at``: when a kept request came)."""
     if len(body) > settings.SKILLO_FEDIVERSE_MAX_ACTIVITY:
         raise Problem(
             413, f"Activities are accepted up to {settings.SKILLO_FEDIVERSE_MAX_ACTIVITY} bytes."
         )
     try:
-        signed = Signed(request, body)
+        signed = Signed(request, body, received_at)
     except Refused as refused:
         raise Problem(refused.status, str(refused)) from None
     domain = domain_of(signed.key_id)
@@ -71,13 +100,14 @@ def authenticate(request, body):
     if not isinstance(actor_uri, str) or domain_of(actor_uri) != domain:
         raise Problem(401, "The signing key is not on the activity's actor's server.")
     try:
-        remote = actor_for_key(signed.key_id)
-        if not signed.verify(remote.public_key_pem):
-            remote = actor_for_key(signed.key_id, refresh=True)
-            if not signed.verify(remote.public_key_pem):
-                raise Problem(401, "The signature does not verify with the actor's key.")
+        remote = signer(signed, domain, inline)
+    except Later as later:
+        raise Deferred(signed, domain, str(later)) from None
     except FetchFailed as failure:
-        raise Problem(401, f"The signing key could not be fetched: {failure}") from None
+        # What the fetch saw stays in the log: telling the sender would make the inbox
+        # an oracle of what this server can reach.
+        logger.info("Inbox: the key %s could not be fetched: %s", signed.key_id, failure)
+        raise Problem(401, "The signing key could not be fetched.") from None
     except Refused as refused:
         raise Problem(refused.status, str(refused)) from None
     # Counted once the instance is known to be who it says: forged requests naming a
@@ -95,6 +125,86 @@ def authenticate(request, body):
         raise Problem(401, "This signed request was received before (a replay).") from None
     heard_from(domain)
     return remote, activity
+
+
+def signer(signed, domain, inline):
+    """The RemoteActor whose key made ``signed``: kept, or fetched (again: the actor may
+    have a new key). Inline, a fetch is within the budget and the minute's allowance."""
+    stored = RemoteActor.objects.filter(key_id=signed.key_id, domain=domain).first()
+    if stored is not None and signed.verify(stored.public_key_pem):
+        return stored
+    if inline and (
+        counter.over(f"fediverse:key-fetch:{domain}", INLINE_FETCHES_PER_HOST)
+        or counter.over("fediverse:key-fetch", INLINE_FETCHES_PER_SITE)
+    ):
+        raise Later("keys are being fetched in the background")
+    remote = actor_for_key(signed.key_id, refresh=stored is not None, budget=inline)
+    if not signed.verify(remote.public_key_pem):
+        raise Problem(401, "The signature does not verify with the actor's key.")
+    return remote
+
+
+class KeptRequest:
+    """A kept request as Signed reads one."""
+
+    def __init__(self, pending):
+        self.method, self.headers = pending.method, CaseInsensitiveMapping(pending.headers)
+        self.pending = pending
+
+    def get_full_path(self):
+        return self.pending.path
+
+    def get_host(self):
+        return self.pending.host
+
+    def build_absolute_uri(self):
+        return self.pending.url
+
+
+def keep(request, body, deferred):
+    """Keep a request whose key is fetched in the background: 202, or 429 and 503 past
+    what may wait (a flood of unknown keys fills no disk)."""
+    domain = deferred.domain
+    if ReceivedSignature.objects.filter(digest=deferred.signed.fingerprint).exists():
+        raise Problem(401, "This signed request was received before (a replay).")
+    waiting = PendingActivity.objects.filter(domain=domain).count()
+    if waiting >= PENDING_PER_HOST:
+        raise Problem(429, f"Too many activities from {domain} wait for their key.")
+    if PendingActivity.objects.count() >= PENDING_PER_SITE:
+        raise Problem(503, "Too many activities wait for their keys; try again later.")
+    headers = {name: value for name, value in request.headers.items() if name != "Cookie"}
+    try:
+        with transaction.atomic():
+            pending = PendingActivity.objects.create(
+                fingerprint=deferred.signed.fingerprint, domain=domain,
+                received_at=timezone.now(), method=request.method,
+                path=request.get_full_path()[:2000], host=request.get_host()[:255],
+                url=request.build_absolute_uri()[:2300], headers=headers, body=body,
+            )  # fmt: skip
+            transaction.on_commit(lambda: verify_later.enqueue(pending.pk))
+    except IntegrityError:
+        pass  # the same request, sent again while it waits: one is enough
+    return JsonResponse({"accepted": f"later: {deferred}"}, status=202)
+
+
+@task
+def verify_later(pending_id):
+    """Check a kept activity in full, its key fetched now, and act on it if it holds."""
+    pending = PendingActivity.objects.filter(pk=pending_id).first()
+    if pending is None:
+        return "gone"
+    body = bytes(pending.body)
+    try:
+        remote, activity = authenticate(
+            KeptRequest(pending), body, received_at=pending.received_at, inline=False
+        )
+        done = handle(activity, remote)
+    except Problem as refused:
+        done = f"refused ({refused.status}): {refused}"
+    finally:
+        pending.delete()
+    logger.info("Inbox: a kept activity from %s: %s", pending.domain, done)
+    return done
 
 
 def accept(local, remote, follow):

@@ -261,3 +261,23 @@ class Reply(models.Model):
 
     def __str__(self):
         return f"{self.remote} on {self.article_id}"
+
+
+class PendingActivity(models.Model):
+    """A signed activity whose signing key was not known and could not be fetched within
+    the web request's budget: answered 202 at once, kept here, and checked by a
+    background task (fediverse.inbox.verify_later) before anything it says takes effect.
+    The request is kept as its signature covers it."""
+
+    fingerprint = models.CharField(max_length=64, unique=True)
+    domain = models.CharField(max_length=255, db_index=True)
+    received_at = models.DateTimeField()
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=2000)
+    host = models.CharField(max_length=255)
+    url = models.CharField(max_length=2300)
+    headers = models.JSONField()
+    body = models.BinaryField()
+
+    def __str__(self):
+        return f"{self.domain} at {self.received_at:%Y-%m-%d %H:%M:%S}"

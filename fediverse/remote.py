@@ -3,6 +3,9 @@ kept as RemoteActor rows. Every fetch goes through outbound's address checks."""
 
 import hashlib
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import timedelta
 from urllib.parse import urldefrag, urlsplit
 
@@ -29,6 +32,35 @@ FAILED_FOR = 300
 
 class FetchFailed(Exception):
     pass
+
+
+class Later(Exception):
+    """The key could not be fetched within the web request's budget: the activity waits
+    for the background (fediverse.inbox.keep)."""
+
+
+# A web worker waits on another server this long at most, DNS included (the fetch runs
+# in a thread of a small pool; past the budget the request is answered and the activity
+# verified in the background). A full pool is a wait that ends in the same way.
+INLINE_BUDGET = 2.0
+INLINE_THREADS = 4
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def within_budget(function, *args):
+    """``function(*args)`` if it ends within INLINE_BUDGET seconds; Later otherwise. It
+    must not touch the database (its thread has no part in the request's transaction)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(INLINE_THREADS, thread_name_prefix="key-fetch")
+    future = _pool.submit(function, *args)
+    try:
+        return future.result(timeout=INLINE_BUDGET)
+    except FutureTimeout:
+        future.cancel()  # not started yet (the pool was full): never started
+        raise Later(f"the key's server did not answer within {INLINE_BUDGET:g} s") from None
 
 
 def domain_of(uri):
@@ -65,11 +97,12 @@ def is_blocked_domain(domain):
     return BlockedDomain.objects.filter(domain__in=candidates).exists()
 
 
-def fetch_json(url):
-    """The ActivityStreams document at ``url``, fetched with the site actor's signature."""
+def fetch_json(url, site=None):
+    """The ActivityStreams document at ``url``, fetched with the site actor's signature
+    (``site``: the site's actor, read beforehand where the database must not be)."""
     if not usable_url(url):
         raise FetchFailed(f"{url} is not a usable http(s) address")
-    site = site_actor()
+    site = site or site_actor()
     headers = sign("GET", url, site.private_key_pem, key_id(site), headers={"Accept": ACCEPT})
     headers["User-Agent"] = settings.SKILLO_FEDIVERSE_USER_AGENT
     try:
@@ -137,9 +170,10 @@ def fetch_actor(uri):
     return store_actor(uri, fetch_json(uri))
 
 
-def actor_for_key(key_id_url, refresh=False):
+def actor_for_key(key_id_url, refresh=False, budget=False):
     """The RemoteActor whose key ``key_id_url`` names: kept, or fetched (``refresh``:
-    fetched again unless it was a moment ago)."""
+    fetched again unless it was a moment ago); with ``budget``, within INLINE_BUDGET or
+    Later."""
     actor = RemoteActor.objects.filter(key_id=key_id_url, domain=domain_of(key_id_url)).first()
     if actor is not None and not refresh:
         return actor
@@ -152,19 +186,29 @@ def actor_for_key(key_id_url, refresh=False):
         # Fetched and refused a moment ago: requests naming it do not each fetch it again.
         raise FetchFailed(f"the key {key_id_url} could not be fetched a moment ago")
     try:
-        return fetch_key_owner(key_id_url)
+        return fetch_key_owner(key_id_url, budget)
     except FetchFailed:
         cache.set(failed, 1, timeout=FAILED_FOR)
         raise
 
 
-def fetch_key_owner(key_id_url):
-    document = fetch_json(urldefrag(key_id_url).url)
+def fetch_key_owner(key_id_url, budget=False):
+    site = site_actor()
+    if budget:
+        document = within_budget(key_owner_document, key_id_url, site)
+    else:
+        document = key_owner_document(key_id_url, site)
+    return store_actor(document["id"], document)
+
+
+def key_owner_document(key_id_url, site):
+    """The actor document owning the key ``key_id_url``, checked (the network only)."""
+    document = fetch_json(urldefrag(key_id_url).url, site)
     if document.get("type") in {"Key", "CryptographicKey"} or "owner" in document:
         owner = ident(document.get("owner"))
         if not isinstance(owner, str) or domain_of(owner) != domain_of(key_id_url):
             raise FetchFailed(f"the key {key_id_url} has no owner on its own server")
-        document = fetch_json(owner)
+        document = fetch_json(owner, site)
     if not isinstance(document.get("id"), str) or domain_of(document["id"]) != domain_of(
         key_id_url
     ):
@@ -174,4 +218,4 @@ def fetch_key_owner(key_id_url):
     if not isinstance(key, dict) or key.get("id") != key_id_url:
         # Checked before anything is kept: a refused key leaves no row behind.
         raise FetchFailed(f"{document['id']} does not own the key {key_id_url}")
-    return store_actor(document["id"], document)
+    return document

@@ -72,11 +72,11 @@ def sign(method, url, private_key_pem, key_id, body=None, headers=None):
     return out
 
 
-def within_window(moment, what):
+def within_window(moment, what, now=None):
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)  # "-0000": UTC, of unknown origin (RFC 5322)
     window = settings.SKILLO_FEDIVERSE_SIGNATURE_WINDOW
-    skew = abs((datetime.now(UTC) - moment).total_seconds())
+    skew = abs(((now or datetime.now(UTC)) - moment).total_seconds())
     if skew > window:
         raise Refused(f"The {what} is {int(skew)} s away from now; at most {window} s is accepted.")
 
@@ -110,8 +110,11 @@ class Signed:
     """A request's signature, parsed and checked except for the key's verification.
     ``key_id`` names the key; ``verify(public_key_pem)`` says if it signed."""
 
-    def __init__(self, request, body):
+    def __init__(self, request, body, received_at=None):
+        """``received_at``: when the request arrived, for one checked later (a key fetched
+        in the background): its dates are judged against that moment, not now."""
         self.request, self.body = request, body
+        self.received_at = received_at
         headers = request.headers
         try:
             if "Signature-Input" in headers:
@@ -148,9 +151,11 @@ class Signed:
                 moment = parsedate_to_datetime(self.request.headers.get("Date", ""))
             except (TypeError, ValueError):
                 raise Refused("The Date header is missing or not a date.") from None
-            within_window(moment, "Date header")
+            within_window(moment, "Date header", self.received_at)
         elif "(created)" in self.names and "created" in params:
-            within_window(datetime.fromtimestamp(int(params["created"]), UTC), "signature")
+            within_window(
+                datetime.fromtimestamp(int(params["created"]), UTC), "signature", self.received_at
+            )
         else:
             raise Refused("The signature must cover the Date header (or (created)).")
         if self.body:
@@ -200,7 +205,9 @@ class Signed:
             raise Refused("The signature names no keyid.")
         if "created" not in params:
             raise Refused("The signature has no created time.")
-        within_window(datetime.fromtimestamp(int(params["created"]), UTC), "signature")
+        within_window(
+            datetime.fromtimestamp(int(params["created"]), UTC), "signature", self.received_at
+        )
         if "@method" not in covered or not (
             "@target-uri" in covered or {"@path", "@authority"} <= covered
         ):
@@ -250,7 +257,12 @@ class Signed:
         verifier = HTTPMessageVerifier(
             signature_algorithm=algorithms.RSA_V1_5_SHA256, key_resolver=Resolver()
         )
-        verifier.max_clock_skew = _seconds(settings.SKILLO_FEDIVERSE_SIGNATURE_WINDOW)
+        # The library judges `created` against now: a request kept for later gets the
+        # window plus the time it waited.
+        waited = 0
+        if self.received_at is not None:
+            waited = max(0, (datetime.now(UTC) - self.received_at).total_seconds())
+        verifier.max_clock_skew = _seconds(settings.SKILLO_FEDIVERSE_SIGNATURE_WINDOW + waited)
         try:
             verifier.verify(message)
         except (HTTPMessageSignaturesException, ValueError, TypeError):

@@ -29,7 +29,7 @@ from .actors import (
     site_actor,
     topic_actor,
 )
-from .inbox import Problem, authenticate, handle, local_actor_at
+from .inbox import Deferred, Problem, authenticate, handle, keep, local_actor_at
 from .models import ArticleState, LocalActor
 from .objects import article_object, object_id, public_article, tombstone
 
@@ -211,6 +211,11 @@ def inbox(request, pk=None):
     try:
         remote, activity = authenticate(request, request.body)
         done = handle(activity, remote)
+    except Deferred as deferred:
+        try:
+            return keep(request, request.body, deferred)
+        except Problem as refused:
+            return problem(refused.status, str(refused))
     except Problem as refused:
         return problem(refused.status, str(refused))
     return JsonResponse({"accepted": done}, status=202)

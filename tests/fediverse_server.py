@@ -36,6 +36,10 @@ class RemoteServer:
         self.received = []
         self.inbox_status = 202
         self.lock = threading.Lock()
+        # Every GET's path, as it arrived; ``release``, when set to an Event, holds each
+        # GET until the test sets it (a server that does not answer).
+        self.gets = []
+        self.release = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,6 +47,10 @@ class RemoteServer:
                 pass
 
             def do_GET(self):
+                with server.lock:
+                    server.gets.append(self.path)
+                if server.release is not None:
+                    server.release.wait(60)
                 name = self.path.removeprefix("/users/")
                 if self.path.startswith("/users/") and name in server.keys:
                     body = json.dumps(server.actor_document(name)).encode()
@@ -76,6 +84,8 @@ class RemoteServer:
         return self
 
     def __exit__(self, *exc):
+        if self.release is not None:
+            self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
