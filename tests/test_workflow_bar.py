@@ -305,27 +305,3 @@ def test_leads_replacing_one_at_the_same_moment_leave_one_lead(live_server, djan
     assert outcomes(responses) == {302: RACERS}
     assert FrontPin.objects.count() == RACERS + 1
     assert FrontPin.objects.filter(lead=True).count() == 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_keeps_the_lead_readers_see_and_makes_the_others_features():
-    from django.core.management import call_command
-
-    from news.models import FrontPin
-
-    call_command("migrate", "news", "0028", verbosity=0)  # before one_lead_story
-    now = timezone.now()
-    pins = {
-        "ran out": FrontPin.objects.create(
-            article=ArticleFactory(), lead=True, until=now - timedelta(hours=1)
-        ),
-        "draft": FrontPin.objects.create(article=ArticleFactory(draft=True), lead=True),
-        "shown": FrontPin.objects.create(article=ArticleFactory(), lead=True),
-        "later in the order": FrontPin.objects.create(
-            article=ArticleFactory(), lead=True, position=3
-        ),
-    }
-    call_command("migrate", verbosity=0)
-    leads = {name for name, pin in pins.items() if FrontPin.objects.get(pk=pin.pk).lead}
-    assert leads == {"shown"}
-    assert FrontPin.objects.count() == 4

@@ -237,7 +237,10 @@ def test_the_preview_lists_the_checks_before_publishing(new_page, site, artifact
         expect(summary).to_have_class("checklist__item checklist__item--ok")
 
 
-def test_a_preview_link_opens_the_draft_outside_then_is_revoked(new_page, site, artifacts):
+def test_a_preview_link_opens_the_draft_outside_then_is_revoked(
+    new_page, site, artifacts, settings
+):
+    settings.SKILLO_SITE_URL = site  # the link to copy is on the site's public address
     article = Article.objects.drafts().first()
     editor = log_in(new_page, site, "editor")
     outsider = new_page()

@@ -243,6 +243,7 @@ def test_the_vcl_knows_the_session_cookie(settings_module, monkeypatch):
 
     monkeypatch.setenv("SECRET_KEY", "s" * 60)
     monkeypatch.setenv("ALLOWED_HOSTS", "example.org")
+    monkeypatch.setenv("SITE_URL", "https://example.org")
     module = importlib.import_module(f"skillo.settings.{settings_module}")
     pattern = re.search(r'req\.http\.Cookie ~ "([^"]+)"', VCL.read_text()).group(1)
     pattern = pattern.replace("\\\\", "\\")
