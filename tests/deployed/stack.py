@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 HOST = "news.example.test"
 SITE_URL = f"https://{HOST}"
 PROCESSES = 3
+BEACONS_PER_MINUTE = 20
 
 
 class Deployment:
@@ -62,6 +63,8 @@ class Deployment:
             # them (an import, an editor's command) needs it too, to purge Varnish.
             "VARNISH_PURGE_URLS": f"http://127.0.0.1:{self.port}",
             "TRUSTED_PROXY_COUNT": "1",
+            # Low enough for a test to cross: beacons an address may send a minute.
+            "READERSHIP_PER_MINUTE": str(BEACONS_PER_MINUTE),
         }
         # Nor the flags of the make test running these tests (its jobs, its output held
         # until a target ends): make serve is started as a person types it.

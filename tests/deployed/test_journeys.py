@@ -7,11 +7,12 @@ address in everything it sends, forms through the edge, purges across processes.
 import json
 import os
 import re
+import time
 
 import pytest
 
 from tests.conftest import SHARED_SLUG
-from tests.deployed.stack import HOST, SITE_URL
+from tests.deployed.stack import BEACONS_PER_MINUTE, HOST, SITE_URL
 from tests.waiting import poll, until
 
 pytestmark = pytest.mark.skipif(
@@ -149,3 +150,53 @@ def test_an_edit_reaches_readers_through_varnish_from_another_process(deployed, 
     # Purged softly: the next reader may get the old copy once while Varnish refetches.
     seen = poll(lambda: sentence in reader.get(ARTICLE).text, 30, 0.1)
     assert seen, "the edit never reached readers through Varnish"
+
+
+def views_after_a_fold(deployed):
+    """The views counted for the shared article, once every beacon sent is folded in
+    (the worker folds each minute; this folds now, as it would)."""
+    code = (
+        "from django.db.models import Sum; from readership.folding import fold; "
+        "from readership.models import ArticleHour; fold(); "
+        f"print(ArticleHour.objects.filter(article__slug={SHARED_SLUG!r})"
+        ".aggregate(n=Sum('views'))['n'] or 0)"
+    )
+    return int(shell(deployed, code))
+
+
+def send_beacon(reader, agent="Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0"):
+    """A beacon as the article page's script sends it from a browser."""
+    body = json.dumps({"p": ARTICLE, "r": "", "w": "l"}).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": agent,
+        "Sec-Fetch-Site": "same-origin",
+        "Sec-Fetch-Mode": "cors",
+        "Origin": SITE_URL,
+    }
+    return reader.request("POST", "/readership/beacon/", body=body, headers=headers)
+
+
+def test_a_readers_view_is_counted_once(deployed):
+    before = views_after_a_fold(deployed)
+    reader = deployed.reader(client="198.51.100.1")
+    assert reader.get(ARTICLE).status == 200
+    assert send_beacon(reader).status == 204
+    assert views_after_a_fold(deployed) - before == 1
+
+
+def test_the_beacons_limit_holds_across_the_processes(deployed):
+    """BEACONS_PER_MINUTE from one address, whichever of the app's processes each one
+    reaches (the limit counted in Redis, not in each process)."""
+    for attempt in range(3):  # a flood that crosses a minute's end is sent again
+        minute = int(time.time() // 60)
+        before = views_after_a_fold(deployed)
+        reader = deployed.reader(client=f"198.51.100.{10 + attempt}")
+        statuses = {
+            send_beacon(reader, agent=f"Mozilla/5.0 Chrome/131.0 reader{n}").status
+            for n in range(2 * BEACONS_PER_MINUTE)
+        }
+        if int(time.time() // 60) == minute:
+            break
+    assert statuses == {204}
+    assert views_after_a_fold(deployed) - before == BEACONS_PER_MINUTE
