@@ -8,11 +8,13 @@ import json
 import os
 import re
 import time
+from datetime import date
 
 import pytest
 
 from tests.conftest import SHARED_SLUG
 from tests.deployed.stack import BEACONS_PER_MINUTE, HOST, SITE_URL
+from tests.fediverse_server import RemoteServer
 from tests.waiting import poll, until
 
 pytestmark = pytest.mark.skipif(
@@ -200,3 +202,48 @@ def test_the_beacons_limit_holds_across_the_processes(deployed):
             break
     assert statuses == {204}
     assert views_after_a_fold(deployed) - before == BEACONS_PER_MINUTE
+
+
+def test_an_editors_publication_reaches_readers_and_a_followers_server(deployed, tmp_path):
+    with RemoteServer("127.0.0.2") as remote:
+        alice = remote.add("alice")
+        follow = {
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": f"{alice}#follows/site",
+            "type": "Follow",
+            "actor": alice,
+            "object": f"{SITE_URL}/ap/site",
+        }
+        body = json.dumps(follow).encode()
+        headers = remote.cavage_headers("alice", f"{SITE_URL}/ap/inbox", body)
+        headers["Content-Type"] = "application/activity+json"
+        followed = deployed.reader().request("POST", "/ap/inbox", body=body, headers=headers)
+        assert followed.status == 202, followed.text
+        until(lambda: remote.activities("Accept"), "the follow's Accept", 90)
+
+        title = "Deployed tier: PyTorch 2.4 told again"
+        exported = deployed.manage("export_articles", SHARED_SLUG)
+        story = exported.replace(exported.splitlines()[0], title, 1).replace(
+            "Published date reflects the original event date (2024-07-24).",
+            f"Published on {date.today():%Y-%m-%d}; the event took place on 2024-07-24.",
+        )
+        (tmp_path / "story.txt").write_text(story)
+        deployed.manage("import_articles", str(tmp_path / "story.txt"))
+
+        def created():
+            return [
+                activity for activity in remote.activities("Create")
+                if activity["object"].get("name") == title
+                or title in json.dumps(activity["object"])
+            ]  # fmt: skip
+
+        (create,) = until(created, "the story's Create at the follower's server", 90)
+        url = create["object"]["url"]
+        url = url if isinstance(url, str) else url[0]["href"]
+        assert url.startswith(f"{SITE_URL}/articles/")
+        path = url.removeprefix(SITE_URL)
+        reader = deployed.reader()
+        assert title in reader.get(path).text
+        for page in ("/", "/tags/pytorch/", "/feed/"):
+            seen = poll(lambda page=page: title in reader.get(page).text, 30, 0.2)
+            assert seen, f"{page} never showed the new story through Varnish"
