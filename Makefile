@@ -161,7 +161,9 @@ $(AXE_CORE):
 # hostile-input grid, of which a sample runs). Each is cut in parts that take turns while
 # others wait on their servers:
 #   postgres, sqlite                   all but the parts below,
-#   postgres-servers, sqlite-servers   tests starting servers and processes of their own,
+#   postgres-servers, sqlite-servers   tests starting servers and processes of their own
+#                                      (the deployed tier, tests/deployed, with its own
+#                                      PostgreSQL: in postgres-servers only),
 #   grid                               the hostile-input grid on SQLite, in full,
 #   browser                            the browser tests (Chromium), on SQLite.
 # So every test runs at least once, the database-dependent ones on both databases.
@@ -208,7 +210,8 @@ test-run-sqlite:
 	$(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS))
 # Worker processes must see the suite's database: a file, not SQLite in memory.
 test-run-sqlite-servers:
-	SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/server-tests.sqlite3 $(PYTEST_SQLITE) $(SERVER_TESTS)
+	SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/server-tests.sqlite3 $(PYTEST_SQLITE) \
+	  -m "not browser and not deployed" $(SERVER_TESTS)
 test-run-grid:
 	$(PYTEST_SQLITE) $(HOSTILE_GRID)
 test-run-browser:

@@ -96,10 +96,12 @@ def pytest_report_header(config):
 
 
 def left_to_sqlite_pass(item):
-    """No database fixture or mark, and no skipif mark (which may depend on the database)."""
+    """No database fixture or mark, and no skipif mark (which may depend on the database);
+    not the deployed tier, which brings its own PostgreSQL."""
     fixtures = getattr(item, "fixturenames", ())
     return (
         item.get_closest_marker("django_db") is None
+        and item.get_closest_marker("deployed") is None
         and DATABASE_FIXTURES.isdisjoint(fixtures)
         and item.get_closest_marker("skipif") is None
     )

@@ -3,7 +3,7 @@
 
 It needs varnishd, redis-server and PostgreSQL's initdb; without them it skips, except in
 CI (CI=true), where it fails: .ci/run installs them. It brings its own PostgreSQL, so it
-runs in the SQLite pass only.
+runs once in make test, in the PostgreSQL servers' run (marked ``deployed``).
 """
 
 import shutil
