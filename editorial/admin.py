@@ -1031,7 +1031,7 @@ class InvitationAdmin(admin.ModelAdmin):
         return request.user.has_perm("auth.add_user")
 
     def save_model(self, request, obj, form, change):
-        invitations.invite(obj, request.user, request)
+        invitations.invite(obj, request.user)
 
     def response_add(self, request, obj, post_url_continue=None):
         self.message_user(

@@ -26,7 +26,7 @@ def waiting_for(email):
 
 
 @transaction.atomic
-def invite(invitation, by, request):
+def invite(invitation, by):
     """Give ``invitation`` (unsaved) its token, save it in place of an expired one to the
     same address, and queue its e-mail with it. One waiting per address: a second
     while one works is refused by the constraint one_waiting_invitation_per_address

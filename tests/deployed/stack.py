@@ -141,9 +141,10 @@ class Deployment:
         for pid in self.processes():  # Left behind: never outlive the run.
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        for part in (self.mail, self.redis):
-            if part is not None:
-                with contextlib.suppress(Exception):
-                    part.stop() if part is self.mail else part.close()
+        with contextlib.suppress(Exception):
+            if self.mail is not None:
+                self.mail.stop()
+        if self.redis is not None:
+            self.redis.close()
         if self.cluster is not None:
             self.cluster.remove()

@@ -11,6 +11,7 @@ import pytest
 from fediverse import inbox
 from fediverse.models import Follower, PendingActivity
 from tests.background_tasks import run_queued
+from tests.waiting import poll
 
 from .test_following import accepts, follow, follow_activity, post_activity
 
@@ -26,8 +27,6 @@ def held(remote):
 
 def waiting_gets(server, count):
     """Whether ``count`` GETs have reached the server (they are being held there)."""
-    from tests.waiting import poll
-
     return poll(lambda: len(server.gets) >= count, 10)
 
 
