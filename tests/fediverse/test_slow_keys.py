@@ -5,11 +5,14 @@ A flood of such requests is bounded: so many inline fetches a minute per host an
 the site, so many kept activities per host."""
 
 import threading
+import time
+from types import SimpleNamespace
 
 import pytest
 
 from fediverse import inbox
 from fediverse.models import Follower, PendingActivity
+from ratelimits import counter
 from tests.background_tasks import run_queued
 from tests.waiting import poll
 
@@ -23,6 +26,16 @@ def held(remote):
     """The remote server, holding every GET (its actors, their keys) until released."""
     remote.release = threading.Event()
     return remote
+
+
+@pytest.fixture
+def one_minute(monkeypatch):
+    """The limits' clock stopped in one minute: a flood of held fetches takes 2 s each,
+    and one that crossed a minute's end would start a new allowance half-way."""
+    now = time.time()
+    monkeypatch.setattr(
+        counter, "time", SimpleNamespace(time=lambda: now, monotonic=time.monotonic)
+    )
 
 
 def waiting_gets(server, count):
@@ -73,7 +86,7 @@ def test_a_kept_activity_with_a_forged_signature_never_takes_effect(
 
 
 def test_a_flood_of_unknown_keys_fetches_inline_only_the_hosts_allowance(
-    client, held, django_capture_on_commit_callbacks
+    client, held, one_minute, django_capture_on_commit_callbacks
 ):
     """Each request names a key of its own (fresh key URLs used to repeat the wait)."""
     with django_capture_on_commit_callbacks(execute=True):
