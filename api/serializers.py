@@ -7,11 +7,14 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from images.renditions import PAGE_FORMATS, SOCIAL_SIZES, page_renditions, social_rendition
+from news.paths import absolute as site_absolute
+from news.paths import origin
 from news.templatetags.news import author_url, tag_url, with_images
 
 
 def absolute(serializer, path):
-    return serializer.context["request"].build_absolute_uri(path)
+    """``path`` on the site's public address, as the pages and the webhooks give it."""
+    return site_absolute(path)
 
 
 # What MonthField writes: JSON Schema's format "date" is a whole date (YYYY-MM-DD).
@@ -209,8 +212,7 @@ class ArticleDetailSerializer(ArticleSerializer):
     @extend_schema_field(OpenApiTypes.STR)
     def get_body_html(self, article):
         # As the feeds place images: one plain JPEG with an absolute URL.
-        base = self.context["request"].build_absolute_uri("/")[:-1]
-        return str(with_images(article.body_html, base))
+        return str(with_images(article.body_html, origin()))
 
     @extend_schema_field(RelatedLinkSerializer(many=True))
     def get_related_links(self, article):

@@ -9,7 +9,6 @@ format (standardwebhooks.com): the payload is ``{"type", "timestamp", "data"}``,
 as ``signature()`` says.
 """
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
@@ -18,6 +17,7 @@ from django.utils import timezone
 
 from news import purge
 from news.models import Correction
+from news.paths import absolute
 from news.purge import articles_changed, footprint
 
 from .models import Delivery, Event, Webhook
@@ -40,16 +40,12 @@ def events_for(old, new):
     return events
 
 
-def site_url(path):
-    return settings.SKILLO_SITE_URL.rstrip("/") + path
-
-
 def article_payload(pk, fp, gone=False):
     """What a receiver is told: which article, where to read it (the API has the rest)."""
     data = {"id": pk, "slug": fp.slug, "title": fp.title}
     if not gone:
-        data["url"] = site_url(reverse("news:article", kwargs={"slug": fp.slug}))
-        data["api_url"] = site_url(reverse("api:article", kwargs={"slug": fp.slug}))
+        data["url"] = absolute(reverse("news:article", kwargs={"slug": fp.slug}))
+        data["api_url"] = absolute(reverse("api:article", kwargs={"slug": fp.slug}))
         data["published_at"] = fp.published_at.isoformat()
     return data
 

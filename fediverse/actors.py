@@ -16,7 +16,7 @@ from django.urls import reverse
 from images.renditions import page_renditions
 from news.authors import author_pk
 from news.models import Article, Tag
-from news.paths import author_path, tag_path
+from news.paths import absolute, author_path, tag_path
 from people.models import Author
 
 from .keys import new_key_pair
@@ -36,10 +36,6 @@ EXTENSIONS = {
 CONTEXT = [AS_CONTEXT, SECURITY_CONTEXT, EXTENSIONS]
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 TOPIC_SUFFIX = "-topic"
-
-
-def absolute(path):
-    return settings.SKILLO_SITE_URL.rstrip("/") + path
 
 
 @cache

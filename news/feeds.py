@@ -18,6 +18,7 @@ from people.models import Author
 from . import follow
 from .dependencies import CORRECTIONS, FEEDS
 from .models import Article, Correction, tagged, with_topics
+from .paths import absolute, origin
 from .templatetags.news import EDITORIAL_NAME, author_url, xml_text
 from .topics import get_topic_or_404
 
@@ -120,6 +121,13 @@ class ShowsItsPage:
     JSON Feed's ``user_comment``): ``followed(obj)`` says what it follows (news.follow),
     which also gives its title, description and link."""
 
+    def __call__(self, request, *args, **kwargs):
+        # One feed object serves every request (urls.py), perhaps in several threads: a
+        # copy per request holds the request, for the feed's own address.
+        feed = copy.copy(self)
+        feed.request = request
+        return super(ShowsItsPage, feed).__call__(request, *args, **kwargs)
+
     def followed(self, obj):
         raise NotImplementedError
 
@@ -129,12 +137,20 @@ class ShowsItsPage:
     def description(self, obj):
         return xml_text(self.followed(obj).description)
 
+    # Every address on the site's (news.paths.absolute): Django would make them from the
+    # request's host, and feed readers keep what a feed says.
     def link(self, obj):
-        return self.followed(obj).page
+        return absolute(self.followed(obj).page)
+
+    def feed_url(self, obj):
+        return absolute(self.request.path)
+
+    def item_link(self, item):
+        return absolute(item.get_absolute_url())
 
     def get_feed(self, obj, request):
         feed = super().get_feed(obj, request)
-        feed.feed["about_url"] = request.build_absolute_uri(self.followed(obj).about)
+        feed.feed["about_url"] = absolute(self.followed(obj).about)
         return feed
 
 
@@ -147,13 +163,6 @@ class LatestArticlesFeed(ShowsItsPage, Feed):
     author_name = AUTHOR
     item_author_name = AUTHOR
     item_guid_is_permalink = False
-
-    def __call__(self, request, *args, **kwargs):
-        # One feed object serves every request (urls.py), perhaps in several threads: a
-        # copy per request holds the request, for the authors' absolute addresses.
-        feed = copy.copy(self)
-        feed.request = request
-        return super(LatestArticlesFeed, feed).__call__(request, *args, **kwargs)
 
     def feed_guid(self):
         return tag_uri(FEED_ID_DATE, "feed")
@@ -182,7 +191,7 @@ class LatestArticlesFeed(ShowsItsPage, Feed):
 
     def full_text(self, item):
         # Pictures in the full text need absolute URLs.
-        context = {"article": item, "base": self.request.build_absolute_uri("/")[:-1]}
+        context = {"article": item, "base": origin()}
         return xml_text(render_to_string("news/feed_item.html", context))
 
     def item_guid(self, item):
@@ -210,7 +219,7 @@ class LatestArticlesFeed(ShowsItsPage, Feed):
         # Django makes links absolute but not enclosures; MEDIA_URL is a path by default.
         for item in feed.items:
             for enclosure in item["enclosures"]:
-                enclosure.url = request.build_absolute_uri(enclosure.url)
+                enclosure.url = absolute(enclosure.url)
         return feed
 
     def item_pubdate(self, item):
@@ -224,7 +233,7 @@ class LatestArticlesFeed(ShowsItsPage, Feed):
             "authors": [
                 (
                     xml_text(author.name),
-                    self.request.build_absolute_uri(author_url(author)),
+                    absolute(author_url(author)),
                 )
                 for author in item.byline
             ]
@@ -319,7 +328,7 @@ class CorrectionsFeed(ShowsItsPage, Feed):
         return xml_text(escape(correction.note))
 
     def item_link(self, correction):
-        return correction.get_absolute_url()
+        return absolute(correction.get_absolute_url())
 
     def item_guid(self, correction):
         return tag_uri(FEED_ID_DATE, f"correction:{correction.pk}")

@@ -21,7 +21,7 @@ from pagecache import fragments
 from .asides import asides
 from .dependencies import ARTICLE, AUTHOR, EMBED, NAV, REFERENCED_BY, SOURCE, TAG, title_key
 from .models import Article, Tag, own_parts_prefetch, related_links_prefetch, with_topics
-from .paths import article_path
+from .paths import absolute, article_path, origin
 from .rendering import contents, lone_links, with_heading_anchors
 from .templatetags.news import (
     byline_structured_data,
@@ -126,8 +126,7 @@ class SiteParts:
 
 def render_site_parts(request, topics, addresses=True):
     """The site's parts with ``topics`` in the header, rendered. ``addresses``: with the
-    site's absolute addresses (its JSON-LD and logo), which need the request's host; a
-    page refusing a request, whose host may be what it refuses, shows neither."""
+    site's JSON-LD and logo (a page refusing a request shows neither)."""
     context = {"request": request, "main_tags": topics}
 
     def rendered(template):
@@ -136,23 +135,28 @@ def render_site_parts(request, topics, addresses=True):
     return SiteParts(
         language=get_language(),
         head=rendered("includes/head_links.html"),
-        logo=request.build_absolute_uri(static("icons/skillo-512.png")) if addresses else "",
-        data=site_structured_data(request) if addresses else "",
+        logo=absolute(static("icons/skillo-512.png")) if addresses else "",
+        data=site_structured_data() if addresses else "",
         nav=rendered("includes/site_nav.html"),
         footer=rendered("includes/site_footer.html"),
         newsletter=rendered("includes/follow_newsletter.html"),
     )
 
 
+def site_digest():
+    """The site's address in a fragment's name: what holds absolute addresses is kept per
+    address, and one kept under an earlier SITE_URL is never found."""
+    return hashlib.md5(origin().encode(), usedforsecurity=False).hexdigest()
+
+
 def site_parts(request):
     """The site's parts as readers see them, with the header's topics (NAV): kept, or
-    rendered and kept; per origin (the JSON-LD holds absolute URLs) and language. Every
+    rendered and kept; per site address (the JSON-LD holds absolute URLs: a changed
+    SITE_URL finds none kept) and language. Every
     page shows them, and a page is rebuilt for a change to its own content far more
     often than for one to these."""
-    origin = request.build_absolute_uri("/")
-    digest = hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()
     # And per language: their words and <html lang> are the active language's.
-    name = f"site:{digest}:{get_language()}"
+    name = f"site:{site_digest()}:{get_language()}"
 
     def build(_):
         return {name: (render_site_parts(request, main_topics()), [NAV()])}
@@ -199,10 +203,10 @@ def render_own_parts(request, article):
     corrections, updates = article.notices
     embeds = ready_embeds(article.body_html)
     structured_data = article.structured_data(
-        request.build_absolute_uri(article.get_absolute_url()),
-        organization(request),
-        byline_structured_data(request, article.byline),
-        request.build_absolute_uri,
+        absolute(article.get_absolute_url()),
+        organization(),
+        byline_structured_data(article.byline),
+        absolute,
     )
     context = {
         "request": request,
@@ -229,9 +233,10 @@ def render_own_parts(request, article):
 
 def own_parts(request, article):
     """``article``'s own parts as readers see them: kept, or rendered and kept. The head
-    holds absolute URLs, so they are kept per origin (scheme and host)."""
-    origin = request.build_absolute_uri("/")
-    name = f"article:{article.pk}:{hashlib.md5(origin.encode(), usedforsecurity=False).hexdigest()}"
+    holds absolute URLs, so they are kept per site address."""
+    name = (
+        f"article:{article.pk}:{hashlib.md5(origin().encode(), usedforsecurity=False).hexdigest()}"
+    )
 
     def build(_):
         parts = render_own_parts(request, article)

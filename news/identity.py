@@ -14,17 +14,12 @@ from django.core.checks import Error, Tags, register
 from django.db import DatabaseError, connections, router
 
 from .models import Article, SiteIdentity
-
-
-def absolute(path):
-    """``path`` on the site's public address: for what leaves the site (e-mails, links
-    to copy), where no request says which host the reader will use."""
-    return settings.SKILLO_SITE_URL.rstrip("/") + path
+from .paths import absolute, origin  # noqa: F401 (absolute: the site's addresses, here with its identity)
 
 
 def current():
     return {
-        "site_url": settings.SKILLO_SITE_URL.rstrip("/"),
+        "site_url": origin(),
         "feed_id_authority": settings.SKILLO_FEED_ID_AUTHORITY,
     }
 

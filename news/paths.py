@@ -1,4 +1,5 @@
-"""Addresses of the pages that lists link to most, without a reverse() per link.
+"""Addresses of the pages that lists link to most, without a reverse() per link, and
+the site's absolute addresses (on SITE_URL).
 
 A page of twenty cards links each card's article, its topics and its authors: some 120
 reverse() calls, each walking the URL resolver (docs/benchmarks.md measures what that
@@ -9,6 +10,7 @@ prefix, then filled in with the slug.
 import functools
 import re
 
+from django.conf import settings
 from django.urls import get_script_prefix, get_urlconf, reverse
 
 # What the <slug:...> converter accepts; anything else goes through reverse(), which
@@ -63,3 +65,22 @@ def archive_path(year, month=None):
     """An archive year's or month's address, each reversed once (a page links to every
     year and month it has)."""
     return _archive(year, month, get_urlconf(), get_script_prefix())
+
+
+def origin():
+    """The site's public address, without a closing slash: ``https://news.example.org``."""
+    return settings.SKILLO_SITE_URL.rstrip("/")
+
+
+def absolute(path):
+    """``path`` on the site's public address. Every address the site gives out is made
+    here (canonical links, share links, feeds, sitemaps, e-mails, fediverse ids, webhook
+    payloads), never from a request's Host: a page kept in a cache serves every reader,
+    and a host name that reached the app some other way (a second allowed name, an
+    internal health check) must not end up in readers' feeds and search engines.
+    An address that is already absolute (a picture on a CDN) is returned as it is."""
+    if path.startswith(("https://", "http://")):
+        return path
+    if path.startswith("//"):
+        return f"{origin().partition(':')[0]}:{path}"
+    return origin() + path

@@ -1,5 +1,6 @@
 from collections import namedtuple
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import Paginator
@@ -13,6 +14,7 @@ from people.models import Author
 
 from .dependencies import FEEDS, TOPICS
 from .models import Article, Correction
+from .paths import origin
 from .templatetags.news import author_url, tag_url
 from .topics import all_topics, topic_count, topic_latest_changes
 
@@ -45,7 +47,19 @@ class PublishedArticlesPaginator(Paginator):
         )
 
 
-class ArticleSitemap(Sitemap):
+class OnSite(Sitemap):
+    """A sitemap whose addresses are on the site's public address (news.paths.absolute),
+    whatever host the request for it named."""
+
+    @property
+    def protocol(self):
+        return urlsplit(origin()).scheme
+
+    def get_domain(self, site=None):
+        return urlsplit(origin()).netloc
+
+
+class ArticleSitemap(OnSite):
     limit = PAGE_SIZE
 
     @property
@@ -76,7 +90,7 @@ class TopicsPaginator(Paginator):
         return topic_count()
 
 
-class TagSitemap(Sitemap):
+class TagSitemap(OnSite):
     limit = PAGE_SIZE
 
     @property
@@ -127,7 +141,7 @@ def author_pages():
 AuthorPage = namedtuple("AuthorPage", "slug updated_at")
 
 
-class AuthorSitemap(Sitemap):
+class AuthorSitemap(OnSite):
     limit = PAGE_SIZE
     # A site may have no authors yet: then the index leaves this section out.
     may_be_empty = True
@@ -146,7 +160,7 @@ class AuthorSitemap(Sitemap):
         return max((lastmod for _, lastmod in author_pages()), default=None)
 
 
-class HomeSitemap(Sitemap):
+class HomeSitemap(OnSite):
     changefreq = "hourly"
 
     def items(self):
@@ -170,7 +184,7 @@ def latest_correction():
     return remember("corrections:latest", [FEEDS()], latest)
 
 
-class CorrectionsSitemap(Sitemap):
+class CorrectionsSitemap(OnSite):
     # Listed once there is a correction (an empty page has no lastmod worth giving).
     may_be_empty = True
 

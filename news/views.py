@@ -39,6 +39,7 @@ from .models import (
     written_by,
 )
 from .paginator import LookaheadPaginator, NewestPaginator
+from .paths import absolute
 from .sitemaps import recent_news
 from .topics import TopicIndex, all_topics, archive_months, get_topic_or_404
 
@@ -432,10 +433,10 @@ def robots_txt(request):
         "Disallow: /admin/",
         "Disallow: /search/",
         "",
-        f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",
+        f"Sitemap: {absolute(reverse('sitemap'))}",
     ]
     if archive_months():  # anything published (worked out once per change)
-        lines.append(f"Sitemap: {request.build_absolute_uri(reverse('news:sitemap-news'))}")
+        lines.append(f"Sitemap: {absolute(reverse('news:sitemap-news'))}")
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
@@ -458,7 +459,7 @@ def security_txt(request):
     if settings.SKILLO_SECURITY_POLICY:
         lines.append(f"Policy: {settings.SKILLO_SECURITY_POLICY}")
     lines.append(f"Preferred-Languages: {settings.LANGUAGE_CODE}")
-    lines.append(f"Canonical: {request.build_absolute_uri(reverse('news:security-txt'))}")
+    lines.append(f"Canonical: {absolute(reverse('news:security-txt'))}")
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
     patch_cache_control(response, public=True, max_age=3600)
     return response

@@ -7,14 +7,12 @@ from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
+from news.paths import absolute
+
 from .models import Subscriber
 
 CONFIRM_SALT = "newsletters.confirm"
 SUBSCRIBER_SALT = "newsletters.subscriber"
-
-
-def absolute(path):
-    return settings.SKILLO_SITE_URL.rstrip("/") + path
 
 
 def story_url(path):

@@ -489,9 +489,18 @@ def test_the_author_page_is_a_profile_page_about_the_person(client, ada):
     assert person["sameAs"] == ["https://ada.example/", "https://mastodon.example/@ada"]
 
 
-def test_the_profile_page_names_the_origin_it_was_asked_on(client, ada, settings):
-    settings.ALLOWED_HOSTS = ["testserver", "news.example"]
-    client.get("/authors/ada-lovelace/")  # kept for the first origin
-    page = client.get("/authors/ada-lovelace/", HTTP_HOST="news.example").content.decode()
+def test_the_profile_page_names_the_site_address_whatever_host_it_was_asked_on(
+    client, ada, settings
+):
+    settings.ALLOWED_HOSTS = ["testserver", "internal.example"]
+    page = client.get("/authors/ada-lovelace/", HTTP_HOST="internal.example").content.decode()
     (profile,) = [b for b in structured_blocks(page) if b.get("@type") == "ProfilePage"]
-    assert profile["mainEntity"]["url"] == "http://news.example/authors/ada-lovelace/"
+    assert profile["mainEntity"]["url"] == "http://testserver/authors/ada-lovelace/"
+
+
+def test_the_profile_page_names_a_new_site_address_at_once(client, ada, settings):
+    client.get("/authors/ada-lovelace/")  # its header kept under the first address
+    settings.SKILLO_SITE_URL = "https://news.example"
+    page = client.get("/authors/ada-lovelace/").content.decode()
+    (profile,) = [b for b in structured_blocks(page) if b.get("@type") == "ProfilePage"]
+    assert profile["mainEntity"]["url"] == "https://news.example/authors/ada-lovelace/"

@@ -289,12 +289,15 @@ def test_home_and_list_pages_describe_the_site_with_its_search(client, world):
         assert graph["Organization"]["logo"]["url"].endswith("/icons/skillo-512.png")
 
 
-def test_the_site_description_names_the_host_each_page_was_asked_on(client, world):
+def test_the_site_description_names_the_site_address_whatever_host_was_asked(client, world):
+    """SITE_URL, not the Host header: a page asked on another name the server allows
+    (an internal health check's) must not give that name to search engines."""
     for host in ["testserver", "localhost"]:
         page = client.get("/", HTTP_HOST=host).content.decode()
         graph = {node["@type"]: node for node in json_ld(page)["@graph"]}
-        assert graph["WebSite"]["url"] == f"http://{host}/"
-        assert graph["Organization"]["logo"]["url"].startswith(f"http://{host}/")
+        assert graph["WebSite"]["url"] == "http://testserver/"
+        assert graph["Organization"]["logo"]["url"].startswith("http://testserver/")
+        assert '<link rel="canonical" href="http://testserver/">' in page
 
 
 def test_every_page_names_its_icons_and_they_are_served(client, world):

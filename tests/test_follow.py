@@ -161,6 +161,7 @@ def test_a_feed_is_the_same_for_a_browser_and_a_feed_reader(client, site, url):
 
 def test_a_comment_cannot_be_broken_by_an_address_with_two_hyphens(settings, site):
     settings.ALLOWED_HOSTS = ["xn--bcher-kva.example"]
+    settings.SKILLO_SITE_URL = "http://xn--bcher-kva.example"
     AuthorFactory(name="Odd Slug", slug="odd--slug")
     body = Client(HTTP_HOST="xn--bcher-kva.example").get("/authors/odd--slug/feed/").content
     ET.fromstring(body)

@@ -213,7 +213,7 @@ def test_a_get_never_counts(client, article):
         ("", "Direct"),
         ("https://www.google.com/", "Search engines"),
         ("https://duckduckgo.com/", "Search engines"),
-        ("http://127.0.0.1:8000/tags/python/", "Skillo"),
+        ("http://testserver/tags/python/", "Skillo"),
         ("https://news.ycombinator.com/item?id=1", "news.ycombinator.com"),
         ("https://www.theregister.com/2026/", "theregister.com"),
         ("https://mail.google.com/", "E-mail"),

@@ -3,7 +3,7 @@ import operator
 import re
 from functools import reduce
 from html import escape
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from django import template
 from django.conf import settings
@@ -22,7 +22,16 @@ from images.renditions import page_renditions, social_rendition
 from pagecache.remembered import remember
 
 from ..dependencies import TOPICS
-from ..paths import archive_path, article_path, author_path, page_path, slug_path, tag_path
+from ..paths import (
+    absolute,
+    archive_path,
+    article_path,
+    author_path,
+    page_path,
+    slug_path,
+    tag_path,
+)
+from ..paths import origin as site_origin
 from ..rendering import MARK_START, expand_lone_links, expand_placements, lone_links, placements
 
 register = template.Library()
@@ -217,7 +226,7 @@ def _feed_addresses(origin, followed):
 @register.simple_tag(takes_context=True)
 def feed_addresses(context, followed):
     """The addresses of ``followed``'s feeds (news.follow), absolute for this origin."""
-    return mark_safe(_feed_addresses(context["request"].build_absolute_uri("/")[:-1], followed))
+    return mark_safe(_feed_addresses(site_origin(), followed))
 
 
 @register.simple_tag(takes_context=True)
@@ -225,7 +234,7 @@ def follow_items(context, followed):
     """List items of things to follow (topics, authors): each one's name, linked to its
     page, and its feeds' page and addresses (a tag: a loop of includes for 200 topics
     took several times as long)."""
-    origin = context["request"].build_absolute_uri("/")[:-1]
+    origin = site_origin()
     return mark_safe(
         "\n".join(
             f'<li><p class="follow-name"><a href="{escape(item.page)}">{escape(item.name)}</a>'
@@ -251,7 +260,7 @@ def feed_links(followed):
 @register.simple_tag(takes_context=True)
 def news_sitemap_urls(context, articles):
     """The Google News sitemap's entries (up to a thousand: too slow as a template loop)."""
-    origin = context["request"].build_absolute_uri("/")[:-1]
+    origin = site_origin()
     return mark_safe(
         "".join(
             f"""
@@ -272,7 +281,6 @@ def news_sitemap_urls(context, articles):
 def article_social_meta(context, article):
     """Open Graph and Twitter's tags for an article page's <head>: some thirty template
     lookups as markup, a tenth of their cost as a tag."""
-    absolute = context["request"].build_absolute_uri
     teaser = escape(article.description)
     title = escape(article.title)
     card = article.share_image()
@@ -312,7 +320,7 @@ def share_links(context, article):
     which load nothing from those sites until the reader follows one (a share button's
     script or image would let each site see every reader of the article). Mastodon has
     no one address: static/js/reader.js asks for the reader's server."""
-    url = context["request"].build_absolute_uri(article.get_absolute_url())
+    url = absolute(article.get_absolute_url())
     title = article.title
     return {
         "title": title,
@@ -382,20 +390,29 @@ def json_ld(data):
     return format_html('<script type="application/ld+json">{}</script>', mark_safe(text))
 
 
-@register.simple_tag(takes_context=True)
-def absolute_url(context, path):
-    return context["request"].build_absolute_uri(path)
+@register.filter
+def on_site(url):
+    """``url`` moved onto the site's public address (the sitemap index's locations, which
+    Django makes from the request's host)."""
+    parts = urlsplit(url)
+    return absolute(parts.path + (f"?{parts.query}" if parts.query else ""))
 
 
-def organization(request):
+@register.simple_tag
+def absolute_url(path):
+    """``path`` on the site's public address (news.paths.absolute)."""
+    return absolute(path)
+
+
+def organization():
     """Skillo as a schema.org Organization, with the logo Google asks for."""
     return {
         "@type": "Organization",
         "name": "Skillo",
-        "url": request.build_absolute_uri("/"),
+        "url": absolute("/"),
         "logo": {
             "@type": "ImageObject",
-            "url": request.build_absolute_uri(static("icons/skillo-512.png")),
+            "url": absolute(static("icons/skillo-512.png")),
             "width": 512,
             "height": 512,
         },
@@ -419,15 +436,13 @@ def person_paths(author):
     return data
 
 
-def absolute_person(request, data):
-    """A Person of ``person_paths`` with its addresses made absolute for ``request``."""
-    return data | {
-        key: request.build_absolute_uri(data[key]) for key in ("url", "image") if key in data
-    }
+def absolute_person(data):
+    """A Person of ``person_paths`` with its addresses made absolute."""
+    return data | {key: absolute(data[key]) for key in ("url", "image") if key in data}
 
 
-def person(request, author):
-    return absolute_person(request, person_paths(author))
+def person(author):
+    return absolute_person(person_paths(author))
 
 
 @register.simple_tag(takes_context=True)
@@ -439,27 +454,27 @@ def profile_structured_data(context, person):
         {
             "@context": "https://schema.org",
             "@type": "ProfilePage",
-            "url": request.build_absolute_uri(request.path),
+            "url": absolute(request.path),
             "inLanguage": settings.LANGUAGE_CODE,
-            "mainEntity": absolute_person(request, person),
+            "mainEntity": absolute_person(person),
         }
     )
 
 
-def byline_structured_data(request, authors):
+def byline_structured_data(authors):
     """An article's ``author`` in JSON-LD: its authors as Persons, or the desk."""
     if authors:
-        return [person(request, author) for author in authors]
+        return [person(author) for author in authors]
     return {
         "@type": "Organization",
         "name": EDITORIAL_NAME,
-        "url": request.build_absolute_uri(reverse("news:about-editorial")),
+        "url": absolute(reverse("news:about-editorial")),
     }
 
 
-def site_structured_data(request):
+def site_structured_data():
     """JSON-LD for every page but articles: the site, with its search, and Skillo."""
-    search = request.build_absolute_uri(reverse("search:results"))
+    search = absolute(reverse("search:results"))
     return json_ld(
         {
             "@context": "https://schema.org",
@@ -467,7 +482,7 @@ def site_structured_data(request):
                 {
                     "@type": "WebSite",
                     "name": "Skillo",
-                    "url": request.build_absolute_uri("/"),
+                    "url": absolute("/"),
                     "inLanguage": settings.LANGUAGE_CODE,
                     "potentialAction": {
                         "@type": "SearchAction",
@@ -478,7 +493,7 @@ def site_structured_data(request):
                         "query-input": "required name=search_term_string",
                     },
                 },
-                organization(request),
+                organization(),
             ],
         }
     )

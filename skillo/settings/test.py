@@ -39,3 +39,8 @@ ANYMAIL = {**ANYMAIL, "WEBHOOK_SECRET": "anymail:test-secret"}  # noqa: F405
 
 # Each page view is written as it comes, so that a test can fold it at once.
 READERSHIP_BUFFER_SIZE = 1
+
+# The site's public address is the test client's host: pages, feeds and mails give
+# every address on SITE_URL (news.paths.absolute), and the test client's requests name
+# "testserver". Tests of another address set their own (tests/fediverse/conftest.py).
+SKILLO_SITE_URL = "http://testserver"

@@ -106,8 +106,8 @@ def test_the_payload_is_type_timestamp_and_data(hook, receiver):
                 "id": article.pk,
                 "slug": article.slug,
                 "title": "Fresh",
-                "url": f"http://127.0.0.1:8000/articles/{article.slug}/",
-                "api_url": f"http://127.0.0.1:8000/api/v1/articles/{article.slug}/",
+                "url": f"http://testserver/articles/{article.slug}/",
+                "api_url": f"http://testserver/api/v1/articles/{article.slug}/",
                 "published_at": article.published_at.isoformat(),
             }
         },
