@@ -260,6 +260,19 @@ def rows_for_module(django_db_blocker, media_root, build):
 
 
 @pytest.fixture(autouse=True)
+def site_address_of_the_live_server(request):
+    """A test with a live server names it as the site's address (SITE_URL), as a
+    deployment does: every address a page gives out is made from it (news.paths), and a
+    browser follows them."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    settings = request.getfixturevalue("settings")
+    settings.SKILLO_SITE_URL = request.getfixturevalue("live_server").url
+    yield
+
+
+@pytest.fixture(autouse=True)
 def page_cache_off(request, settings, monkeypatch):
     """Whole-page caching is tested on its own (tests/test_pagecache.py, marked
     ``page_cache``, where purges run on commit as in production). Elsewhere pages are
