@@ -178,10 +178,12 @@ SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.p
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py tests/test_ratelimit_servers.py tests/fediverse/test_slow_keys_servers.py \
   tests/varnish tests/deployed
-PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest -m "not browser and not sqlite_only"
-PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) $(VENV)/bin/pytest -m "not browser"
+# Each run ends with its slowest tests: where make test's ten minutes go.
+DURATIONS ?= --durations=15 --durations-min=5
+PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest $(DURATIONS) -m "not browser and not sqlite_only"
+PYTEST_SQLITE := VNU_JAR=$(VNU_JAR) FEDIFY_MODULE=$(CURDIR)/$(FEDIFY_MODULE) $(VENV)/bin/pytest $(DURATIONS) -m "not browser"
 PYTEST_BROWSER := AXE_CORE=$(AXE_CORE) SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/browser-tests.sqlite3 \
-  $(VENV)/bin/pytest -m browser
+  $(VENV)/bin/pytest $(DURATIONS) -m browser
 
 test: lint check chromium redis java varnish $(AXE_CORE) $(VNU_JAR) $(FEDIFY_MODULE)
 	@echo "Six test runs side by side (each shown when it ends)."
