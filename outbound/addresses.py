@@ -22,13 +22,60 @@ class Refused(Exception):
     """The request may not go to this address."""
 
 
+# IPv6 prefixes whose addresses carry an IPv4 address that a gateway, a tunnel or the
+# host's own stack may reach for them: (prefix, the bit offsets the IPv4 address may sit
+# at). Python's ``is_global`` judges most of them by the prefix alone (::127.0.0.1 and
+# 64:ff9b::7f00:1 are "global"), so the IPv4 address they carry is judged too.
+CARRIERS = (
+    (ipaddress.ip_network("::/96"), (96,)),  # IPv4-compatible (deprecated)
+    (ipaddress.ip_network("::ffff:0:0/96"), (96,)),  # IPv4-mapped
+    (ipaddress.ip_network("::ffff:0:0:0/96"), (96,)),  # IPv4-translated (SIIT)
+    (ipaddress.ip_network("64:ff9b::/96"), (96,)),  # NAT64, the well-known prefix
+    # NAT64 for local use: a network's translator may use any of RFC 6052's prefix
+    # lengths within it, and which one is not known here, so every reading must be public.
+    (ipaddress.ip_network("64:ff9b:1::/48"), (48, 56, 64, 96)),
+    (ipaddress.ip_network("2002::/16"), (16,)),  # 6to4
+)
+TEREDO = ipaddress.ip_network("2001::/32")
+
+
+def carried(address, prefix_length):
+    """The IPv4 address that follows the first ``prefix_length`` bits of the IPv6
+    ``address``: unbroken after 16 (6to4) and 96 bits, else as RFC 6052 puts it, around
+    bits 64 to 71 (which carry none of it)."""
+    bits = f"{int(address):0128b}"
+    if prefix_length in (16, 96):
+        value = bits[prefix_length : prefix_length + 32]
+    else:
+        value = (bits[prefix_length:64] + bits[72:])[:32]
+    return ipaddress.IPv4Address(int(value, 2))
+
+
+def carried_addresses(address):
+    """The IPv4 addresses an IPv6 ``address`` may stand for: none for a plain one."""
+    if address.version != 6:
+        return []
+    if address in TEREDO:  # the Teredo server's and the (obscured) client's
+        return list(address.teredo)
+    for network, offsets in CARRIERS:
+        if address in network:
+            return [carried(address, offset) for offset in offsets]
+    return []
+
+
+def is_public(address):
+    """Whether ``address`` is public, and so is every IPv4 address it carries. (Python
+    counts all of Teredo's 2001::/32 as not global: refused whatever it carries.)"""
+    return address.is_global and all(v4.is_global for v4 in carried_addresses(address))
+
+
 def allowed_addresses(host, found):
     """The addresses of ``found`` (getaddrinfo's answer for ``host``) if every one is
     allowed; Refused otherwise."""
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
     if not settings.SKILLO_ALLOW_PRIVATE_ADDRESSES:
         for address in addresses:
-            if not address.is_global:
+            if not is_public(address):
                 raise Refused(f"{host} resolves to a non-public address ({address})")
     return [str(address) for address in addresses]
 
