@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 
 from news.templatetags.news import with_images
 
+from . import plaintext
 from .links import absolute, preferences_url, story_url, unsubscribe_url
 
 SIGNED_HEADERS = [
@@ -44,11 +45,17 @@ def story_context(article, correction=None):
         from images.templatetags.images import feed_rendition
 
         lead = feed_rendition(article.lead_image)
+    body = with_images(article.body_html, base)
     return {
         "article": article,
         "url": story_url(article.get_absolute_url()),
-        "body": with_images(article.body_html, base),
+        "body": body,
+        # The plain-text part, from the same HTML: the same pictures, numbered notes.
+        "body_text": plaintext.text(body),
         "lead": lead,
+        "lead_text": plaintext.picture(article.lead_image.alt, article.lead_image.credit)
+        if lead
+        else "",
         "base": base,
         "correction": correction,
         "correction_url": story_url(correction.get_absolute_url()) if correction else "",
