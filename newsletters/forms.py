@@ -43,6 +43,28 @@ def author_field():
     )
 
 
+def reachable_domain(email):
+    """An address on the internet's domains: Django's validator also takes names without
+    a dot (user@localhost) and address literals (user@[127.0.0.1]), which a relay would
+    deliver to itself or to a machine of its own network. The public form refuses them;
+    the admin's import keeps Django's rule for the lists an editor brings."""
+    domain = email.rpartition("@")[2]
+    if domain.startswith("["):
+        raise ValidationError(
+            "Addresses at an IP address (%(domain)s) are not accepted: use one at a "
+            "domain name, like name@example.org.",
+            code="address_literal",
+            params={"domain": domain},
+        )
+    if "." not in domain.strip("."):
+        raise ValidationError(
+            "“%(domain)s” is not a domain on the internet: the address needs one with a "
+            "dot, like name@example.org.",
+            code="dotless_domain",
+            params={"domain": domain},
+        )
+
+
 class SignUpForm(ChoicesMixin, forms.Form):
     email = forms.EmailField(
         label="Your e-mail address",
@@ -75,6 +97,12 @@ class SignUpForm(ChoicesMixin, forms.Form):
     )
     # Hidden from people (CSS and aria-hidden); bots that fill every field fill it.
     website = forms.CharField(required=False, label="Leave this empty")
+
+    def clean_email(self):
+        # After Django's own check, so that a malformed address gets its one message.
+        email = self.cleaned_data["email"]
+        reachable_domain(email)
+        return email
 
 
 class PreferencesForm(ChoicesMixin, forms.ModelForm):

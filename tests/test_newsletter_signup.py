@@ -240,6 +240,23 @@ def test_bad_input_is_a_clear_message_on_the_form_and_saves_nothing(fields, mess
     assert not Subscriber.objects.exists() and not SignUp.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("ada@localhost", "“localhost” is not a domain on the internet"),
+        ("ada@[127.0.0.1]", "Addresses at an IP address ([127.0.0.1]) are not accepted"),
+    ],
+    ids=["dotless domain", "address literal"],
+)
+def test_an_address_off_the_internet_is_refused_on_the_form_as_typed(address, message):
+    response = sign_up(email=address)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert message in page
+    assert f'value="{address}"' in page
+    assert not Subscriber.objects.exists() and not DBTaskResult.objects.exists()
+
+
 def test_a_form_without_its_csrf_token_says_so_on_the_form_and_saves_nothing():
     response = sign_up(Client(enforce_csrf_checks=True))
     assert response.status_code == 403
