@@ -63,13 +63,28 @@ def parse(body):
         return None
     if not counted_page(path):
         return None
-    host = ""
-    if referrer:
-        parts = urlsplit(referrer)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return None
-        host = parts.hostname[:253]
+    host = referrer_host(referrer) if referrer else ""
+    if host is None:
+        return None
     return path, host, width, via
+
+
+# What a browser's Referer can hold as a host: a name in ASCII (an IDN in punycode) or an
+# IP address. Anything else (a NUL, which PostgreSQL refuses in text, a space, a lone
+# surrogate) no browser sent.
+REFERRER_HOST = re.compile(r"[a-z0-9._:-]{1,253}")
+
+
+def referrer_host(referrer):
+    """The host of an http(s) ``referrer``, or None for anything else."""
+    try:
+        parts = urlsplit(referrer)
+        host = parts.hostname
+    except ValueError:  # an unclosed IPv6 bracket (http://[::1), a bad port...
+        return None
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    return host if REFERRER_HOST.fullmatch(host) else None
 
 
 @functools.cache
@@ -108,7 +123,9 @@ def receive(request):
     """Count the request's beacon if it is a reader's view of a counted page."""
     if not settings.READERSHIP_COUNTING or is_bot(request):
         return
-    beacon = parse(request.body)
+    # Read no further than a beacon can be: request.body would read up to Django's
+    # upload limit, and past it raise (a 400, where every beacon is answered 204).
+    beacon = parse(request.read(MAX_BODY + 1))
     if beacon is None:
         return
     try:
