@@ -38,6 +38,21 @@ def confirmation(subscriber):
     )
 
 
+def welcome(subscriber):
+    """After the confirmation: what they get, and the link to change it, which no story
+    may bring for a week (a weekly digest, topics seldom written about)."""
+    return message(
+        "Welcome to Skillo's newsletter",
+        "welcome",
+        {
+            "subscriber": subscriber,
+            "preferences_url": preferences_url(subscriber),
+            "unsubscribe_url": unsubscribe_url(subscriber),
+        },
+        subscriber.email,
+    )
+
+
 def already_subscribed(subscriber):
     """To an address that signed up again: no new confirmation (someone else may have
     typed it), but the way to its preferences, which only its owner can follow."""

@@ -2,7 +2,7 @@
 a new or returning address gets a confirmation link, a subscribed one a note with its
 preferences link, a suppressed one nothing; each address at most
 NEWSLETTER_SIGNUPS_PER_ADDRESS mails a day, each client NEWSLETTER_SIGNUPS_PER_CLIENT
-sign-ups an hour."""
+sign-ups an hour. A confirmation is welcomed with a mail of its preferences link."""
 
 from datetime import timedelta
 
@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from . import suppression
 from .models import SignUp, Subscriber, digest
-from .tasks import send_already_subscribed, send_confirmation
+from .tasks import send_already_subscribed, send_confirmation, send_welcome
 
 
 def client_over_limit(client):
@@ -56,6 +56,17 @@ def sign_up(data, client):
     subscriber.authors.set(data["authors"] if chosen else [])
     send_confirmation.enqueue(subscriber.pk)
     return "confirmation sent"
+
+
+@transaction.atomic
+def confirm(subscriber, nonce):
+    """Follow a confirmation link; the welcome is queued with the confirmation, by the
+    one request that makes it (Subscriber.confirm), so a link posted twice (a double
+    click) welcomes once."""
+    if not subscriber.confirm(nonce):
+        return False
+    send_welcome.enqueue(subscriber.pk)
+    return True
 
 
 @transaction.atomic

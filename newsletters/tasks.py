@@ -27,6 +27,20 @@ def send_confirmation(subscriber_id):
 
 
 @task
+def send_welcome(subscriber_id):
+    """After a confirmation: the way back to one's choices before any story comes."""
+    subscriber = Subscriber.objects.filter(pk=subscriber_id).first()
+    # Left (or erased) since it was queued: nothing to welcome them to.
+    if subscriber is None or subscriber.state not in (
+        Subscriber.State.ACTIVE,
+        Subscriber.State.PAUSED,
+    ):
+        return False
+    mail.welcome(subscriber).send()
+    return True
+
+
+@task
 def send_already_subscribed(subscriber_id):
     subscriber = Subscriber.objects.get(pk=subscriber_id)
     if subscriber.state not in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):

@@ -83,7 +83,7 @@ def confirm(request, token):
     if request.method == "POST" and not link.expired and link.current:
         # Whether this request confirmed or one sent at the same moment did (a double
         # click), the subscriber is told where they stand now.
-        subscriber.confirm(link.nonce)
+        signups.confirm(subscriber, link.nonce)
     if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):
         return render(request, "newsletters/confirmed.html", {"subscriber": subscriber})
     if link.expired or not link.current or subscriber.state != Subscriber.State.PENDING:

@@ -85,6 +85,52 @@ def test_following_the_link_shows_a_button_and_only_its_post_confirms(mail_serve
     assert subscriber.state == Subscriber.State.ACTIVE and subscriber.confirmed_at
 
 
+def confirm_link(server):
+    (message,) = server.to("ada@example.org")
+    (url,) = [u for u in LINK.findall(text_of(message)) if "/confirm/" in u]
+    return path_of(url)
+
+
+def welcomes(server):
+    return [m for m in server.to("ada@example.org") if m["Subject"] == WELCOME]
+
+
+WELCOME = "Welcome to Skillo's newsletter"
+
+
+def test_a_confirmation_is_welcomed_by_the_worker_with_the_preferences_link(mail_server):  # noqa: F811
+    sign_up(frequency="weekly")
+    run_queued()
+    Client().post(confirm_link(mail_server))
+    assert welcomes(mail_server) == []  # not sent in the reader's request
+    run_queued()
+    (welcome,) = welcomes(mail_server)
+    text = text_of(welcome)
+    assert "every story, a weekly digest." in text
+    (preferences,) = [u for u in LINK.findall(text) if "/preferences/" in u]
+    page = Client().get(path_of(preferences))
+    assert page.status_code == 200
+    assert re.search(r'value="weekly"[^>]*checked', page.content.decode())
+
+
+def test_a_confirmation_link_posted_twice_sends_one_welcome(mail_server):  # noqa: F811
+    sign_up()
+    run_queued()
+    reader = Client()
+    for _ in range(2):
+        assert b"You are subscribed" in reader.post(confirm_link(mail_server)).content
+    run_queued()
+    assert len(welcomes(mail_server)) == 1
+
+
+def test_the_confirmed_page_says_the_welcome_mail_is_coming():
+    subscriber = Subscriber.objects.create(email="ada@example.org")
+    subscriber.start_confirmation()
+    subscriber.save()
+    page = Client().post(path_of(links.confirm_url(subscriber))).content.decode()
+    assert "We have sent you a welcome e-mail with a link to change this" in page
+
+
 def test_a_confirmation_link_works_once(mail_server):  # noqa: F811
     sign_up()
     run_queued()
@@ -138,6 +184,21 @@ def test_a_confirmation_sent_at_the_same_moment_is_recorded_once(live_server):
         assert confirmations() == 1
     subscriber = Subscriber.objects.get()
     assert subscriber.state == Subscriber.State.ACTIVE and subscriber.confirmed_at
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_confirmation_sent_at_the_same_moment_queues_one_welcome(live_server):
+    subscriber = Subscriber.objects.create(email="ada@example.org")
+    subscriber.start_confirmation()
+    subscriber.save()
+    path = path_of(links.confirm_url(subscriber))
+    browsers = [Browser(live_server) for _ in range(RACERS)]
+    for browser in browsers:
+        assert b"Yes, subscribe me" in browser.get(path).content
+    responses = together([browser.sender(path) for browser in browsers])
+    assert outcomes(responses) == {200: RACERS}
+    assert queued("newsletters.tasks.send_welcome") == 1
 
 
 def test_an_expired_link_offers_a_new_one_and_only_the_new_one_works(mail_server):  # noqa: F811
