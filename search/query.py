@@ -50,16 +50,33 @@ DENSE = 0.2
 # Relevance is divided by (1 + age in days / RECENCY_DAYS): an article a year old needs
 # twice the relevance of today's to rank above it.
 RECENCY_DAYS = 365
+# Both tokenizers drop the "++" of C++ and the "#" of C#, so both read "c": a title that
+# has a query's word as typed, punctuation and all, counts this many times more.
+AS_TYPED = 2
 
-# A star right after a word marks it a prefix, as in FTS5's and most search boxes'
-# syntax (``pyth*``); the last word is one anyway.
-TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)(\w+)(\*?)')
+# A quoted phrase, or a run of anything else up to a space or a quote, typed as written:
+# each engine's own tokenizer reads it as it reads the articles, so "Node.js", "C++" or
+# "HTTP/3" find what PostgreSQL's parser (node.js, http/3) or FTS5's (node js, http 3)
+# made of the same text. A minus excludes only at the start or after a space: inside a
+# word ("free-threaded") it is a hyphen. A star right after a word marks it a prefix, as
+# in FTS5's and most search boxes' syntax (``pyth*``); the last word is one anyway.
+TOKEN = re.compile(r'((?<!\S)-)?(?:"([^"]*)"?|([^\s"]+))')
+WORD = re.compile(r"\w+")
+# Something a tokenizer keeps: a letter or digit (FTS5 reads "_" as a space).
+SEARCHABLE = re.compile(r"[^\W_]")
+HYPHEN = re.compile(r"(?<=\w)-+(?=\w)")
+# What a tokenizer drops from inside or around a word ("C++", ".NET", "HTTP/3").
+PUNCTUATION = re.compile(r"[^\w\s-]")
+QUOTES = re.compile(r"['\\]")
 
 
 @dataclass
 class Query:
     """A reader's query: what must match, what must not, and whether the last word is
-    a prefix. Each item is a tuple of words: one word, or a phrase."""
+    a prefix. Each item is a tuple of words: one word, or a phrase. ``forms`` and
+    ``excluded_forms`` hold, item by item, the texts an engine matches, any of which
+    will do: the item as typed, and for a hyphenated word its spaced and joined forms
+    too."""
 
     include: list = field(default_factory=list)
     exclude: list = field(default_factory=list)
@@ -67,38 +84,51 @@ class Query:
     # Where each word of ``include`` is in the text, as (start, end), item by item: a
     # suggestion (search.suggest) puts its words in their places and keeps the rest.
     spans: list = field(default_factory=list, compare=False)
+    forms: list = field(default_factory=list, compare=False)
+    excluded_forms: list = field(default_factory=list, compare=False)
 
     def __bool__(self):
         # Exclusions alone would list nearly every article: not a search.
         return bool(self.include)
 
 
+def forms(text):
+    """The texts that stand for ``text``: ``free-threaded`` is also written ``free
+    threaded`` and ``freethreaded``."""
+    found = [text]
+    if HYPHEN.search(text):
+        found += [HYPHEN.sub(" ", text), HYPHEN.sub("", text)]
+    return tuple(dict.fromkeys(found))
+
+
 def parse(text):
-    """``"a phrase"``, ``-word`` (or ``-"a phrase"``) to exclude, plain words; the last
-    plain word, if the query ends with it (or with it and a ``*``), is also a prefix
-    (``postgres`` finds PostgreSQL). Any other symbol separates words."""
+    """``"a phrase"``, ``-word`` (or ``-"a phrase"``) to exclude, words as typed; the
+    last plain word, if the query ends with it (or with it and a ``*``), is also a
+    prefix (``postgres`` finds PostgreSQL). Spaces and quotes separate words."""
     query = Query()
     text = (text or "")[:MAX_QUERY_LENGTH]
     last_end, last_was_word = 0, False
     for match in TOKEN.finditer(text):
         if len(query.include) + len(query.exclude) == MAX_TERMS:
             break
-        minus_phrase, phrase, minus_word, word, _star = match.groups()
-        if word is None:
-            found = list(re.finditer(r"\w+", phrase))
-            words = tuple(each[0] for each in found)
-            spans = tuple(
-                (match.start(2) + each.start(), match.start(2) + each.end()) for each in found
-            )
-        else:
-            words, spans = (word,), (match.span(4),)
-        if not words:
+        minus, _phrase, word = match.groups()
+        group = 2 if word is None else 3
+        typed = match[group]
+        if word is not None:
+            typed = typed.rstrip("*")
+        if not SEARCHABLE.search(typed):
             continue
-        negative = bool(minus_phrase if word is None else minus_word)
+        found = list(WORD.finditer(typed))
+        words = tuple(each[0] for each in found)
+        start = match.start(group)
+        spans = tuple((start + each.start(), start + each.end()) for each in found)
+        negative = bool(minus)
         (query.exclude if negative else query.include).append(words)
+        (query.excluded_forms if negative else query.forms).append(forms(typed))
         if not negative:
             query.spans.append(spans)
-        last_was_word = word is not None and not negative
+        plain = word is not None and WORD.fullmatch(typed) is not None
+        last_was_word = plain and not negative
         last_end = match.end()
     query.prefix = (
         last_was_word and last_end == len(text.rstrip()) and len(query.include[-1][0]) >= MIN_PREFIX
@@ -123,19 +153,36 @@ def search(query):
     return Results(engine(parsed), articles)
 
 
-def _quote_fts(words):
-    # FTS5 strings: a doubled quote stands for itself (words hold none, but be exact).
-    return '"' + " ".join(words).replace('"', '""') + '"'
+def as_typed(query, title, find):
+    """SQL for AS_TYPED when ``title`` has one of the query's words with punctuation as
+    typed, else 1, and its parameters; ``find`` is the database's strpos()."""
+    typed = [texts[0].lower() for texts in query.forms if PUNCTUATION.search(texts[0])]
+    if not typed:
+        return "1", []
+    found = " OR ".join([f"{find}(lower({title}), %s) > 0"] * len(typed))
+    return f"(CASE WHEN {found} THEN {AS_TYPED} ELSE 1 END)", typed
+
+
+def _quote_fts(text):
+    # FTS5 strings: a doubled quote stands for itself (a query's texts hold none, but be
+    # exact). FTS5 reads the string with the index's tokenizer.
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _any_fts(texts):
+    return texts and "(" + " OR ".join(map(_quote_fts, texts)) + ")"
 
 
 class SQLiteEngine:
     """FTS5: the match expression, bm25 for the rank, snippet() for the passage."""
 
     def __init__(self, query):
-        include = [_quote_fts(words) for words in query.include]
+        self.as_typed = as_typed(query, f"{FTS_TABLE}.title", "instr")
+        include = [_any_fts(texts) for texts in query.forms]
         exclude = ""
         if query.exclude:
-            exclude = f" NOT ({' OR '.join(map(_quote_fts, query.exclude))})"
+            excluded = [text for texts in query.excluded_forms for text in texts]
+            exclude = f" NOT {_any_fts(excluded)}"
         if not query.prefix:
             self.match = f"({' AND '.join(include)}){exclude}"
             self.expression, self.expression_params = "%s", [self.match]
@@ -226,12 +273,13 @@ class SQLiteEngine:
         return (
             f"""WITH recent AS MATERIALIZED ({window_sql})
             SELECT {FTS_TABLE}.rowid AS id, -bm25({FTS_TABLE}, 10.0, 5.0, 3.0, 1.0)
+                * {self.as_typed[0]}
                 / (1 + (julianday('now') - julianday(recent.published_at)) / {RECENCY_DAYS})
                 AS score, recent.published_at
             FROM {FTS_TABLE} CROSS JOIN recent ON recent.id = {FTS_TABLE}.rowid
             WHERE {FTS_TABLE} MATCH %s AND {FTS_TABLE}.rowid
                 BETWEEN (SELECT min(id) FROM recent) AND (SELECT max(id) FROM recent)""",
-            [*window_params, words],
+            [*window_params, *self.as_typed[1], words],
         )
 
     def articles(self, page_sql, page_params):
@@ -256,14 +304,17 @@ class PostgresEngine:
     """tsvector and tsquery: ts_rank for the rank, ts_headline for the passage."""
 
     def __init__(self, query):
-        def phrase(words):
-            # Words are \w+ only, so they hold no quote; to_tsquery stems each one.
-            return "(" + " <-> ".join(f"'{word}'" for word in words) + ")"
+        def any_of(texts):
+            # to_tsquery reads a quoted text with the parser that made the vectors
+            # ('Node.js' is node.js, 'JSON_TABLE' json <-> tabl); a quote or backslash
+            # would end or escape it, and the parser reads both as a space anyway.
+            return "(" + " | ".join(f"'{QUOTES.sub(' ', text)}'" for text in texts) + ")"
 
-        include = [phrase(words) for words in query.include]
+        self.as_typed = as_typed(query, "news_article.title", "strpos")
+        include = [any_of(texts) for texts in query.forms]
         if query.prefix:
             include[-1] = f"('{query.include[-1][0]}':*)"
-        self.tsquery = " & ".join(include + [f"!{phrase(words)}" for words in query.exclude])
+        self.tsquery = " & ".join(include + [f"!{any_of(texts)}" for texts in query.excluded_forms])
 
     condition = "news_article.search_vector @@ to_tsquery('english', %s)"
 
@@ -291,12 +342,12 @@ class PostgresEngine:
     def ranked(self, window_sql, window_params):
         return (
             f"""SELECT recent.id, ts_rank(news_article.search_vector,
-                    to_tsquery('english', %s))::float8
+                    to_tsquery('english', %s))::float8 * {self.as_typed[0]}
                 / (1 + extract(epoch FROM now() - recent.published_at)::float8 / 86400
                     / {RECENCY_DAYS}) AS score, recent.published_at
             FROM ({window_sql}) AS recent
             JOIN news_article ON news_article.id = recent.id""",
-            [self.tsquery, *window_params],
+            [self.tsquery, *self.as_typed[1], *window_params],
         )
 
     def articles(self, page_sql, page_params):
