@@ -26,7 +26,10 @@ ARTICLE = f"/articles/{SHARED_SLUG}/"
 def mail_to(deployed, address):
     """The text of the first e-mail ``address`` received (waits for the worker)."""
     found = until(lambda: deployed.mail.to(address), f"an e-mail to {address}", 90)
-    message = found[0]
+    return text_of(found[0])
+
+
+def text_of(message):
     part = message.get_body(("plain",)) if hasattr(message, "get_body") else None
     if part is None:
         for each in message.walk():
@@ -75,6 +78,23 @@ def subscribed(deployed, address):
     link = re.search(r"https://\S+/newsletter/confirm/\S+/", text)[0]
     reader.submit(reader.get(link))
     return deployed.reader()
+
+
+def test_a_confirmed_reader_is_welcomed_with_a_link_to_their_choices(deployed):
+    reader = subscribed(deployed, "welcomed@example.org")
+    welcome = until(
+        lambda: [
+            m for m in deployed.mail.to("welcomed@example.org")
+            if m["Subject"] == "Welcome to Skillo's newsletter"
+        ],
+        "the welcome e-mail (the worker)",
+        90,
+    )[0]  # fmt: skip
+    text = text_of(welcome)
+    (link,) = re.findall(r"https?://\S+/newsletter/preferences/\S+/", text)
+    assert link.startswith(f"{SITE_URL}/"), text
+    page = reader.get(link)
+    assert page.status == 200 and "Your newsletter" in page.text
 
 
 def test_a_subscriber_changes_preferences(deployed):
