@@ -670,6 +670,16 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 conversation.mark_seen(request.user, article)
         return super().changeform_view(request, object_id, form_url, extra_context)
 
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if change and obj is not None and context["adminform"].form.is_bound:
+            # A refused save: validating the form wrote its values, the refused action's
+            # status among them, onto ``obj``. The bar, the permissions and the panels
+            # are about the article as stored; the form keeps what was typed.
+            stored = Article.objects.filter(pk=obj.pk).first()
+            if stored is not None:
+                obj = context["original"] = stored
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
     def slug_view(self, request):
         """The slug the server would make from ``text`` (the slug field's pre-fill)."""
         if not self.has_view_or_change_permission(request):

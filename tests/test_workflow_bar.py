@@ -305,3 +305,46 @@ def test_leads_replacing_one_at_the_same_moment_leave_one_lead(live_server, djan
     assert outcomes(responses) == {302: RACERS}
     assert FrontPin.objects.count() == RACERS + 1
     assert FrontPin.objects.filter(lead=True).count() == 1
+
+
+# After a refused action the bar shows the article as it is stored, and that state's
+# actions: the refused action's status was never saved (issue 44, item 15).
+
+
+def test_a_refused_send_back_leaves_the_bar_at_ready_for_review(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    response = editor.post(change_url(article), edit_data(article, _workflow="send_back"))
+    assert response.status_code == 200
+    assert "<strong>Ready for review</strong>" in bar(response)
+    assert buttons(response) == ["save", "publish", "schedule", "send_back"]
+    assert "Save changes" in bar(response)
+
+
+def test_a_refused_publish_leaves_the_bar_at_draft(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(draft=True)
+    data = edit_data(article, _workflow="publish", title="")  # a title is required
+    response = editor.post(change_url(article), data)
+    assert response.status_code == 200
+    assert "<strong>Draft</strong>" in bar(response)
+    assert buttons(response) == ["save", "publish", "schedule"]
+
+
+def test_a_refused_unpublish_leaves_the_bar_at_published(people):
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory()
+    data = edit_data(article, _workflow="unpublish", title="")  # a title is required
+    response = editor.post(change_url(article), data)
+    assert response.status_code == 200
+    assert "<strong>Published</strong>" in bar(response)
+    assert buttons(response) == ["save", "unpublish"]
+
+
+def test_a_writers_refused_submit_keeps_their_form_editable_at_draft(people):
+    _, writer = people("Writers", "Ada")
+    article = ArticleFactory(draft=True)
+    response = writer.post(change_url(article), edit_data(article, _workflow="submit", title=""))
+    assert response.status_code == 200
+    assert "<strong>Draft</strong>" in bar(response)
+    assert buttons(response) == ["save", "submit"]
