@@ -5,14 +5,18 @@ import operator
 import re
 from datetime import UTC, datetime
 from functools import reduce
+from urllib.parse import parse_qs, urlencode
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
+from rest_framework.utils.urls import replace_query_param
 
 from news.models import tagged
+
+from . import cursors
 
 ORDERINGS = {
     "-published": ("-published_at", "-pk"),
@@ -188,10 +192,37 @@ class ArticleCursor(CursorPagination):
         size["schema"].update(minimum=1, default=self.page_size)
         return [cursor, size]
 
+    def encode_cursor(self, cursor):
+        # As DRF writes its tokens, signed (api.cursors).
+        tokens = {}
+        if cursor.offset != 0:
+            tokens["o"] = str(cursor.offset)
+        if cursor.reverse:
+            tokens["r"] = "1"
+        if cursor.position is not None:
+            tokens["p"] = cursor.position
+        signed = cursors.sign(urlencode(tokens))
+        return replace_query_param(self.base_url, self.cursor_query_param, signed)
+
+    def decode_cursor(self, request):
+        """The Cursor of the request's ``cursor``, if this API signed it: anything else
+        is DRF's NotFound, which paginate_queryset answers as a 400."""
+        encoded = request.query_params.get(self.cursor_query_param)
+        if encoded is None:
+            return None
+        try:
+            tokens = parse_qs(cursors.unsign(encoded), keep_blank_values=True)
+        except cursors.BadCursor:
+            raise NotFound(self.invalid_cursor_message) from None
+        offset = min(int(tokens.get("o", ["0"])[0]), self.offset_cutoff)
+        reverse = tokens.get("r", ["0"])[0] == "1"
+        return Cursor(offset=offset, reverse=reverse, position=tokens.get("p", [None])[0])
+
     def paginate_queryset(self, queryset, request, view=None):
-        """A cursor that does not decode (NotFound, DRF's own) or holds a position the
-        ordering's field refuses (a forged ``p=x``: a ValidationError of the model
-        field, a 500 before) is a bad value of ``cursor``: a 400 naming it."""
+        """A cursor this API did not sign (NotFound from decode_cursor) is a bad value
+        of ``cursor``: a 400 naming it. So is a signed one whose position the ordering's
+        field refuses, which only someone holding the key could make (a ValidationError
+        of the model field; a forged ``p=x`` was a 500 before cursors were signed)."""
         try:
             return super().paginate_queryset(queryset, request, view)
         except (NotFound, DjangoValidationError, ValueError, TypeError, OverflowError) as error:

@@ -2,34 +2,56 @@
 schema can only state in words. Loaded by tests/api/test_schemathesis.py, and by
 ``st run`` started in the repository (schemathesis.toml).
 
-- A cursor is opaque (``format: cursor``): valid only if this API made it. Without
-  these strategies schemathesis draws any string, and the API rightly answers 400. The
-  cursors drawn here are DRF's own kind without a position (an offset, and maybe
-  reversed), which every ordering accepts.
+- A cursor is opaque (``format: cursor``): valid only if this API made it, which it
+  signs with its SECRET_KEY (api/cursors.py). Without these strategies schemathesis
+  draws any string, and the API rightly answers 400. The cursors drawn here are DRF's
+  kind without a position (an offset, and maybe reversed), which every ordering
+  accepts, signed with the server's key: Django's settings' in the test process; for
+  ``st run``, SECRET_KEY from the environment, else ``.secret-key`` (make serve's), else
+  the development settings' key.
 - ``published_after`` must not be later than ``published_before``, nor ``event_after``
   than ``event_before``. A positive case that breaks this is not valid data, whatever
   each parameter's own schema says.
 
-Plain Python and Hypothesis only: no Django, so the CLI can load it alone.
+Plain Python, Hypothesis and api.cursors (Django's signing) only: no Django setup, so the
+CLI can load it alone.
 """
 
-from base64 import b64encode
+import os
 from datetime import date, datetime
+from pathlib import Path
 from urllib.parse import urlencode
 
 import schemathesis
+from django.conf import settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
+
+from api import cursors
 
 # DRF's CursorPagination.offset_cutoff: a larger offset is read as this one.
 OFFSET_CUTOFF = 1000
 RANGES = (("published_after", "published_before"), ("event_after", "event_before"))
 
 
+def secret_key():
+    """The key the server under test signs its cursors with."""
+    if settings.configured:  # tests/api/test_schemathesis.py: the app in this process
+        return settings.SECRET_KEY
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    made = Path(__file__).resolve().parents[2] / ".secret-key"
+    if made.exists():
+        return made.read_text().strip()
+    from skillo.settings import base  # only here: it reads the environment as it loads
+
+    return base.SECRET_KEY
+
+
 def cursor(offset, reverse):
-    # As CursorPagination.encode_cursor writes one.
+    # As ArticleCursor.encode_cursor writes one.
     tokens = {**({"o": offset} if offset else {}), **({"r": "1"} if reverse else {})}
-    return b64encode(urlencode(tokens).encode("ascii")).decode("ascii")
+    return cursors.sign(urlencode(tokens), key=secret_key())
 
 
 schemathesis.openapi.format(
