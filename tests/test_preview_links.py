@@ -6,12 +6,15 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from reversion.models import Version
 
 from editorial import previews
 from editorial.models import PreviewLink
+from news.templatetags.news import long_date
 
 from .factories import ArticleFactory
 from .test_workflow import change_url, make_client, writer  # noqa: F401 (fixtures)
@@ -119,3 +122,26 @@ def test_only_who_may_change_the_article_makes_a_link(make_client):  # noqa: F81
     response = someone.post(change_url(published).replace("change/", "preview-link/"))
     assert response.status_code == 403
     assert not PreviewLink.objects.exists()
+
+
+def test_a_preview_of_a_draft_says_not_published_where_the_date_would_be(writer):  # noqa: F811
+    draft = ArticleFactory(
+        draft=True, published_at=timezone.make_aware(timezone.datetime(2025, 4, 3, 9))
+    )
+    html = Client().get(make_link(writer, draft)).content.decode()
+    meta = re.search(r'<p class="meta">(.*?)</p>', html, re.S)[1]
+    assert "Not published" in meta
+    assert "Published" not in meta
+    assert "3 April 2025" not in meta
+
+
+def test_a_preview_of_a_scheduled_article_says_when_it_will_be_published(writer):  # noqa: F811
+    moment = timezone.now() + timedelta(days=3)
+    scheduled = ArticleFactory(published_at=moment)
+    editor = get_user_model().objects.create_user("editor")
+    token, _ = previews.make(scheduled, editor, 24)
+    html = Client().get(reverse("shared-preview", args=[token])).content.decode()
+    meta = re.search(r'<p class="meta">(.*?)</p>', html, re.S)[1]
+    assert "Scheduled for" in meta
+    assert long_date(timezone.localtime(moment)) in meta
+    assert "Published" not in meta
