@@ -33,3 +33,8 @@ def queue_due(now=None):
             run.save(update_fields=["last_queued_at"])
             queued.append(run.name)
     return queued
+
+
+def periodic_task_paths():
+    """The import paths of the periodic tasks (as task results name them)."""
+    return {path for path, _every in settings.SKILLO_PERIODIC_TASKS.values()}

@@ -185,6 +185,8 @@ def test_pruning_forgets_old_successes_and_keeps_failures(settings):
 
 # The queue in the admin: admins only.
 
+QUEUE = "/admin/background/backgroundtask/"
+
 
 def failed_task():
     result = tasks.always_fails.enqueue()
@@ -196,7 +198,7 @@ def failed_task():
 
 def test_an_admin_sees_failed_tasks_with_their_error(admin_client):
     failed_task()
-    page = admin_client.get("/admin/django_tasks_database/dbtaskresult/?status__exact=FAILED")
+    page = admin_client.get(QUEUE + "?status__exact=FAILED")
     assert page.status_code == 200
     assert "always_fails" in page.content.decode()
     assert "ConnectionError" in page.content.decode()
@@ -212,14 +214,14 @@ def test_editors_see_neither_the_queue_nor_its_count(client, django_user_model):
     editor.groups.add(Group.objects.get(name="Editors"))
     client.force_login(editor)
     failed_task()
-    assert client.get("/admin/django_tasks_database/dbtaskresult/").status_code == 403
+    assert client.get(QUEUE).status_code == 403
     assert "failed for good" not in client.get("/admin/").content.decode()
 
 
 def test_run_again_queues_a_failed_task_with_a_fresh_count_of_tries(admin_client):
     row = failed_task()
     admin_client.post(
-        "/admin/django_tasks_database/dbtaskresult/",
+        QUEUE,
         {"action": "run_again", "_selected_action": [str(row.pk)]},
     )
     row.refresh_from_db()
@@ -230,10 +232,48 @@ def test_run_again_queues_a_failed_task_with_a_fresh_count_of_tries(admin_client
 def test_discard_removes_a_failed_task(admin_client):
     row = failed_task()
     admin_client.post(
-        "/admin/django_tasks_database/dbtaskresult/",
+        QUEUE,
         {"action": "discard", "_selected_action": [str(row.pk)]},
     )
     assert not DBTaskResult.objects.exists()
+
+
+def listed(page):
+    """The task names of the changelist's rows, top to bottom."""
+    return [row.task_name for row in page.context["cl"].result_list]
+
+
+def test_the_admin_names_the_queue_background_tasks(admin_client):
+    index = admin_client.get("/admin/").content.decode()
+    assert "Background tasks" in index and "Task Results" not in index
+    assert "<title>Select background task to view" in admin_client.get(QUEUE).content.decode()
+
+
+def test_a_task_queued_without_a_delay_is_due_now_not_in_the_year_9999(admin_client):
+    tasks.record.enqueue("waiting")
+    page = admin_client.get(QUEUE).content.decode()
+    assert '<td class="field-due">now</td>' in page
+    assert "9999" not in page
+
+
+def test_failed_tasks_are_listed_before_newer_ones(admin_client):
+    failed_task()
+    with time_machine.travel(timezone.now() + timedelta(minutes=5)):
+        tasks.record.enqueue("newer")
+    assert listed(admin_client.get(QUEUE)) == ["always_fails", "record"]
+
+
+def test_periodic_tasks_that_ended_well_are_hidden_until_the_filter_shows_them(
+    admin_client, settings
+):
+    settings.SKILLO_PERIODIC_TASKS = {
+        "tick": ("tests.background_tasks.record", timedelta(minutes=1))
+    }
+    tasks.record.enqueue("ticked")
+    tasks.run_queued(worker())
+    failed_task()
+    assert listed(admin_client.get(QUEUE)) == ["always_fails"]
+    assert listed(admin_client.get(QUEUE + "?periodic=shown")) == ["always_fails", "record"]
 
 
 # /health/ and manage.py tasks_status
