@@ -177,3 +177,13 @@ def test_only_editors_choose_the_front_page(django_user_model):
         client = Client()
         client.force_login(user)
         assert (client.get(url).status_code == 200) is allowed, role
+
+
+def test_a_lead_story_without_a_picture_is_laid_out_as_text(client):
+    FrontPin.objects.create(article=ArticleFactory(title="Words only", tags=["linux"]), lead=True)
+    html = home(client)
+    lead = html[html.index('<div class="front-lead">') : html.index("</section>")]
+    assert "Words only" in lead
+    # No picture's place: no box of colour holding the topic's name.
+    assert "lead-story__picture" not in lead
+    assert '<article class="lead-story lead-story--text">' in lead
