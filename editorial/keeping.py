@@ -9,7 +9,11 @@ from .models import AutoSave, Presence
 
 # Someone whose page has not said so for this long has left it. Pages say so every
 # 10 s (static/editorial/autosave.js) and when they close (leave()): a tab closed without
-# a word (a crash, a lost connection) drops out within this time.
+# a word (a crash, a lost connection, a laptop put to sleep) drops out within this time.
+# The others' pages are told when each one they show runs out (describe()), and drop
+# them then by their own clock: waiting for their next heartbeat, or for one that fails
+# (the editor's own connection lost, the server restarting), would keep a name up to
+# a heartbeat longer, or for ever. 25 s and not 30 leaves room for a slow answer.
 PRESENT_FOR = timedelta(seconds=25)
 KEPT_FIELDS = ("title", "summary", "body")
 
@@ -71,10 +75,14 @@ def others_here(user, article):
 
 
 def describe(presences):
+    """What a page shows of ``presences``; ``gone_in``: the seconds until each is
+    forgotten unless their page says so again (the page drops them then)."""
+    now = timezone.now()
     return [
         {
             "name": presence.user.get_full_name() or presence.user.get_username(),
             "since": timezone.localtime(presence.since).strftime("%H:%M"),
+            "gone_in": round(max(0, (presence.seen_at + PRESENT_FOR - now).total_seconds()), 1),
         }
         for presence in presences
     ]

@@ -87,8 +87,23 @@ def test_the_form_says_who_else_has_the_article_open(eddie, django_user_model):
     html = edna.get(change_url(article)).content.decode()
     since = timezone.localtime(Presence.objects.get().since).strftime("%H:%M")
     assert f"eddie has had this article open since {since}" in html
-    assert edna.post(presence).json()["others"] == [{"name": "eddie", "since": since}]
+    (other,) = edna.post(presence).json()["others"]
+    assert (other["name"], other["since"]) == ("eddie", since)
     assert eddie.post(presence).json()["others"][0]["name"] == "edna"
+
+
+def test_the_form_is_told_when_each_other_editor_runs_out(eddie, django_user_model, time_machine):
+    # The page drops them then by its own clock, whether or not its next heartbeat is
+    # answered (tests/browser/test_keeping.py).
+    time_machine.move_to(timezone.now(), tick=False)
+    edna = login(django_user_model, "edna")
+    article = ArticleFactory(title="Story", draft=True)
+    presence = reverse("admin:news_article_presence", args=[article.pk])
+    eddie.post(presence)
+    time_machine.shift(timedelta(seconds=7))
+    assert edna.post(presence).json()["others"][0]["gone_in"] == 18.0
+    html = edna.get(change_url(article)).content.decode()
+    assert '"gone_in": 18.0' in html  # for the page's script, until its first heartbeat
 
 
 def test_someone_who_left_is_no_longer_shown(eddie, django_user_model):

@@ -81,29 +81,80 @@
       });
     }
 
+    // Who else has the article open: each shown until the time the server said they
+    // are forgotten (gone_in), by this page's own clock. A heartbeat that fails (this
+    // editor's connection gone, the server restarting) or comes late (a tab in the
+    // background, a laptop waking up) cannot keep a name up past that.
     var others = box.querySelector(".keeping__others");
+    var present = [];
+    var expiry = null;
+
+    function learn(list) {
+      var now = Date.now();
+      present = list.map(function (other) {
+        return { name: other.name, since: other.since, until: now + other.gone_in * 1000 };
+      });
+      show();
+    }
+
+    function show() {
+      var now = Date.now();
+      present = present.filter(function (other) {
+        return other.until > now;
+      });
+      clearTimeout(expiry);
+      if (!present.length) {
+        others.hidden = true;
+        return;
+      }
+      others.textContent =
+        present
+          .map(function (other) {
+            return other.name + " has had this article open since " + other.since;
+          })
+          .join("; ") + ". Your saves are checked against theirs: the later one is told.";
+      others.hidden = false;
+      var next = Math.min.apply(
+        null,
+        present.map(function (other) {
+          return other.until;
+        })
+      );
+      expiry = setTimeout(show, next - now);
+    }
+
+    var shown = document.getElementById("keeping-others");
+    if (shown) {
+      learn(JSON.parse(shown.textContent));
+    }
+
     function heartbeat() {
       if (!box.dataset.presenceUrl) {
         return;
       }
       post(box.dataset.presenceUrl, new FormData())
         .then(function (answer) {
-          if (!answer.others.length) {
-            others.hidden = true;
-            return;
-          }
-          others.textContent =
-            answer.others
-              .map(function (other) {
-                return other.name + " has had this article open since " + other.since;
-              })
-              .join("; ") + ". Your saves are checked against theirs: the later one is told.";
-          others.hidden = false;
+          learn(answer.others);
         })
-        .catch(function () {});
+        .catch(show);
     }
     heartbeat();
     setInterval(heartbeat, PRESENCE_EVERY);
+    // Back in view, online again or restored from the back/forward cache: what is shown
+    // is checked against the clock at once, and asked again.
+    function again() {
+      if (document.visibilityState === "visible") {
+        show();
+        heartbeat();
+      }
+    }
+    document.addEventListener("visibilitychange", again);
+    window.addEventListener("online", again);
+    window.addEventListener("pageshow", function (event) {
+      if (event.persisted) {
+        again();
+      }
+    });
     // A closed tab (or one navigated away) says so at once: the others' banner goes at
     // their next heartbeat. A beacon, since the page may be gone before a fetch ends.
     window.addEventListener("pagehide", function () {

@@ -1,9 +1,13 @@
 """No lost work, in a real browser: text typed and never saved survives a closed tab;
 two editors on one article see each other."""
 
+from datetime import datetime, timedelta
+
 import pytest
+import time_machine
 from playwright.sync_api import expect
 
+from editorial.models import Presence
 from news.models import Article
 
 from .test_editing import log_in, screenshots_on_failure
@@ -56,3 +60,67 @@ def test_two_editors_see_each_other(new_page, site, artifacts):
         # after 25 s (tests/test_keeping.py), so within 30 s whatever happens.
         admin.close(run_before_unload=True)
         expect(editor.locator(".keeping__others")).to_be_hidden(timeout=15000)
+
+
+def both_on_the_draft(new_page, site, paused=False):
+    """The writer, then the editor, on the demo's draft; the editor's page sees the
+    writer. ``paused``: the editor's page runs on a clock the test moves (Playwright's)."""
+    article = Article.objects.drafts().get()
+    url = f"{site}/admin/news/article/{article.pk}/change/"
+    writer = log_in(new_page, site, "writer")
+    editor = log_in(new_page, site, "editor")
+    if paused:
+        editor.clock.install()
+        editor.clock.pause_at(datetime.now() + timedelta(seconds=1))
+    with writer.expect_response("**/presence/"):
+        writer.goto(url)
+    editor.goto(url)
+    expect(editor.locator(".keeping__others")).to_contain_text(
+        "writer has had this article open since"
+    )
+    return writer, editor
+
+
+def test_a_closed_browser_leaves_the_other_editors_form(new_page, site, artifacts):
+    writer, editor = both_on_the_draft(new_page, site)
+    with screenshots_on_failure(artifacts, "presence-closed", editor):
+        writer.context.close()  # the writer's browser goes, all its tabs with it
+        # It says so as it closes (a beacon): the editor's page learns it at its next
+        # heartbeat, within 10 s (the writer's 25 s had not run out).
+        expect(editor.locator(".keeping__others")).to_be_hidden(timeout=15000)
+
+
+def test_a_silent_writer_leaves_the_form_30_s_after_their_last_heartbeat(new_page, site, artifacts):
+    writer, editor = both_on_the_draft(new_page, site, paused=True)
+    with screenshots_on_failure(artifacts, "presence-expiry", editor):
+        # The writer's laptop goes to sleep: no heartbeat, no beacon.
+        writer.context.set_offline(True)
+        last = Presence.objects.get(user__username="writer").seen_at
+        # The server's clock and the editor's page's move together, from 1 s after the
+        # writer's last heartbeat; the editor's page asks every 10 s.
+        with time_machine.travel(last + timedelta(seconds=1), tick=False) as clock:
+            with editor.expect_response("**/presence/"):
+                editor.reload()
+            expect(editor.locator(".keeping__others")).to_contain_text("writer has had")
+            for _ in range(2):
+                clock.shift(10)
+                with editor.expect_response("**/presence/"):
+                    editor.clock.run_for(10_000)
+                # 11 s and 21 s after: the server still counts the writer in.
+                expect(editor.locator(".keeping__others")).to_contain_text("writer has had")
+            clock.shift(9)
+            editor.clock.run_for(9_000)  # 30 s after, between two heartbeats
+            expect(editor.locator(".keeping__others")).to_be_hidden(timeout=1000)
+
+
+def test_the_form_drops_a_silent_writer_even_when_its_own_heartbeats_fail(
+    new_page, site, artifacts
+):
+    writer, editor = both_on_the_draft(new_page, site, paused=True)
+    with screenshots_on_failure(artifacts, "presence-unreachable", editor):
+        writer.context.set_offline(True)
+        # The editor's page cannot reach the server any more (a restart, a lost
+        # connection): it cannot hear that the writer left, and must not say they stay.
+        editor.route("**/presence/", lambda route: route.fulfill(status=503))
+        editor.clock.run_for(30_000)
+        expect(editor.locator(".keeping__others")).to_be_hidden(timeout=1000)
