@@ -45,6 +45,7 @@ from .forms import (
     RelatedLinkFormSet,
     ScheduleForm,
     SourceFormSet,
+    offered_lead_image,
 )
 from .models import FactsDue, Invitation
 from .preview import preview_document
@@ -916,7 +917,7 @@ class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     list_editable = ["position", "until"]
     list_select_related = ["article"]
     autocomplete_fields = ["article"]
-    fields = ["article", "lead", "replace_lead", "position", "until"]
+    fields = ["article", "lead", "replace_lead", "use_body_picture", "position", "until"]
 
     # Saves of a lead story tried before the editor sees an error: each try that fails
     # does so because another editor's lead was saved first, so several editors saving
@@ -936,12 +937,50 @@ class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
                 # editor asked for that.
         return super().changeform_view(request, object_id, form_url, extra_context)
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        article = obj.article
+        # Set by the form's clean(), which the list's forms share.
+        if getattr(form, "body_picture", None) is not None:
+            with reversion.create_revision():
+                reversion.set_user(request.user)
+                reversion.set_comment(
+                    "Lead image: the body's first picture, chosen when pinning it to the home page."
+                )
+                article.lead_image = form.body_picture
+                article.save()
+            self.message_user(
+                request,
+                f"The body's first picture, “{article.lead_image}”, "
+                f"is now the lead image of “{article.title}”.",
+                messages.SUCCESS,
+            )
+        elif obj.lead and article.lead_image_id is None:
+            self.message_user(request, self.no_lead_image(obj), messages.WARNING)
+
+    def no_lead_image(self, pin):
+        """What the editor is told about a lead story without a lead image, and the body's
+        picture offered instead."""
+        said = f"No lead image: “{pin.article.title}” shows as text on the home page."
+        picture = offered_lead_image(pin.article)
+        if picture is None:
+            return said
+        return format_html(
+            "{} Its body's first picture, “{}”, can be its lead image: tick “Use the body's "
+            'first picture” on <a href="{}">this choice</a>.',
+            said,
+            picture,
+            reverse("admin:news_frontpin_change", args=[pin.pk]),
+        )
+
     @admin.display(description="what readers see now")
     def readers_see(self, pin):
         if pin.until is not None and pin.until <= timezone.now():
             return "Nothing: its time ran out"
         if not pin.article.is_published():
             return "Nothing: the article is not public"
+        if pin.lead and pin.article.lead_image_id is None:
+            return "The lead story, as text (no lead image)"
         return "The lead story" if pin.lead else f"A feature, at position {pin.position}"
 
     def get_fields(self, request, obj=None):
@@ -953,6 +992,10 @@ class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
             others = others.exclude(pk=obj.pk)
         if not others.exists():
             fields.remove("replace_lead")  # nothing to replace: nothing to ask
+        if obj is not None and (
+            obj.article.lead_image_id is not None or offered_lead_image(obj.article) is None
+        ):
+            fields.remove("use_body_picture")  # it has one, or there is none to offer
         return fields
 
     def has_module_permission(self, request):

@@ -4,8 +4,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from images.models import KEY_LENGTH, Image
 from news.models import Article, Correction, Tag
-from news.rules import within_years
+from news.rendering import placements
+from news.rules import lead_image_problems, within_years
 from news.slugs import lock_article_slugs, slug_from_title
 from people.models import Author
 
@@ -315,6 +317,21 @@ class ScheduleForm(forms.Form):
         return value
 
 
+def first_body_picture(article):
+    """The first library picture ``article``'s body places, or None."""
+    for key, _ in placements(article.body_html):
+        picture = Image.objects.filter(sha256__startswith=key[:KEY_LENGTH]).first()
+        if picture is not None:
+            return picture
+    return None
+
+
+def offered_lead_image(article):
+    """The body's first picture, if it may be ``article``'s lead image, or None."""
+    picture = first_body_picture(article)
+    return None if picture is None or lead_image_problems(picture) else picture
+
+
 class FrontPinForm(forms.ModelForm):
     """A front-page choice. One lead story at a time (the constraint one_lead_story):
     making another the lead asks first, then makes the current lead a feature (it stays
@@ -326,12 +343,31 @@ class FrontPinForm(forms.ModelForm):
         required=False,
         help_text="The current lead stays on the home page as a pinned feature.",
     )
+    use_body_picture = forms.BooleanField(
+        label="Use the body's first picture as the lead image",
+        required=False,
+        help_text="For an article without a lead image: the home page shows such a lead as "
+        "text. The article's history records the change.",
+    )
 
     class Meta:
         from news.models import FrontPin
 
         model = FrontPin
         fields = ["article", "lead", "position", "until"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # On a choice's own page: the picture offered, by its words.
+        article = self.instance.article if self.instance.article_id else None
+        offered = (
+            offered_lead_image(article)
+            if "use_body_picture" in self.fields and article and not article.lead_image_id
+            else None
+        )
+        if offered is not None:
+            label = f"Use the body's first picture, “{offered}”, as the lead image"
+            self.fields["use_body_picture"].label = label
 
     def other_leads(self):
         from news.models import FrontPin
@@ -350,6 +386,16 @@ class FrontPinForm(forms.ModelForm):
                     f"“{current.article.title}” is the lead story now: tick “Replace the "
                     "current lead story” to make this one the lead instead.",
                 )
+        self.body_picture = None
+        article = cleaned.get("article")
+        if cleaned.get("use_body_picture") and article and article.lead_image_id is None:
+            picture = first_body_picture(article)
+            if picture is None:
+                self.add_error("use_body_picture", f"“{article.title}” has no picture in its body.")
+            elif problems := lead_image_problems(picture):
+                self.add_error("use_body_picture", problems)
+            else:
+                self.body_picture = picture
         return cleaned
 
     def validate_constraints(self):

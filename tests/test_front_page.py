@@ -15,7 +15,7 @@ from news.models import FrontPin, Tag
 from news.purge import ArticleSchedule
 
 from .conftest import count_queries
-from .factories import ArticleFactory
+from .factories import ArticleFactory, ImageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -187,3 +187,61 @@ def test_a_lead_story_without_a_picture_is_laid_out_as_text(client):
     # No picture's place: no box of colour holding the topic's name.
     assert "lead-story__picture" not in lead
     assert '<article class="lead-story lead-story--text">' in lead
+
+
+@pytest.fixture
+def editor(django_user_model):
+    user = django_user_model.objects.create_user("grace", is_staff=True)
+    user.groups.add(Group.objects.get(name="Editors"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def pin(editor, article, **fields):
+    form = {"article": article.pk, "lead": "on", "position": "0", "until_0": "", "until_1": ""}
+    return editor.post(reverse("admin:news_frontpin_add"), {**form, **fields}, follow=True)
+
+
+def placed_in_body(picture):
+    return f"Before.\n\n![A rack of servers](image:{picture.key})\n\nAfter."
+
+
+def test_pinning_a_lead_without_a_lead_image_says_it_shows_as_text(editor):
+    html = pin(editor, ArticleFactory(title="Words only")).content.decode()
+    assert "No lead image: “Words only” shows as text on the home page." in html
+    listing = editor.get(reverse("admin:news_frontpin_changelist")).content.decode()
+    assert "The lead story, as text (no lead image)" in listing
+
+
+def test_pinning_a_lead_without_a_lead_image_offers_the_bodys_first_picture(editor, media_root):
+    picture = ImageFactory(alt_text="A rack of servers")
+    article = ArticleFactory(title="Words first", body=placed_in_body(picture))
+    html = pin(editor, article).content.decode()
+    assert "Its body's first picture, “A rack of servers”, can be its lead image" in html
+    choice = editor.get(
+        reverse("admin:news_frontpin_change", args=[FrontPin.objects.get().pk])
+    ).content.decode()
+    assert "Use the body&#x27;s first picture, “A rack of servers”, as the lead image" in choice
+
+
+def test_the_bodys_first_picture_becomes_the_lead_image_when_pinning(editor, client, media_root):
+    picture = ImageFactory(alt_text="A rack of servers")
+    article = ArticleFactory(title="Words first", body=placed_in_body(picture))
+    html = pin(editor, article, use_body_picture="on").content.decode()
+    assert "is now the lead image of “Words first”" in html
+    article.refresh_from_db()
+    assert article.lead_image == picture
+    lead = home(client)
+    lead = lead[lead.index('<div class="front-lead">') : lead.index("</section>")]
+    assert "lead-story__picture" in lead and "lead-story--text" not in lead
+
+
+def test_a_body_picture_too_narrow_for_a_lead_image_is_refused_with_the_reason(editor, media_root):
+    picture = ImageFactory(alt_text="A small chart", width=800, height=450)
+    article = ArticleFactory(title="Words first", body=placed_in_body(picture))
+    html = pin(editor, article, use_body_picture="on").content.decode()
+    assert "A lead image must be at least 1,200 pixels wide" in html
+    assert not FrontPin.objects.exists()
+    article.refresh_from_db()
+    assert article.lead_image is None
