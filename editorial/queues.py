@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from news.models import Article, RelatedLink
 
+from .roles import can_publish
+
 
 def ready_for_review():
     return Article.objects.in_review().select_related("updated_by").order_by("updated_at")
@@ -30,14 +32,20 @@ def recently_published():
     return Article.objects.published().order_by("-published_at")
 
 
+def worked_on_by(user, articles):
+    """Those of ``articles`` the user last saved or signs."""
+    return articles.filter(Q(updated_by=user) | Q(authorships__author__user=user)).distinct()
+
+
+def to_act_on(user, articles):
+    """The desk's ``articles`` for those who review and publish them; a writer, who can
+    do neither, is shown their own (where their work stands)."""
+    return articles if can_publish(user) else worked_on_by(user, articles)
+
+
 def drafts_of(user):
     """Drafts the user last saved or signs (sent back ones among them)."""
-    return (
-        Article.objects.drafts()
-        .filter(Q(updated_by=user) | Q(authorships__author__user=user))
-        .distinct()
-        .order_by("-updated_at")
-    )
+    return worked_on_by(user, Article.objects.drafts()).order_by("-updated_at")
 
 
 def facts_due_cutoff():

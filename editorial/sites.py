@@ -20,7 +20,10 @@ class NewsroomSite(admin.AdminSite):
         user = request.user
         dashboard = {}
         if user.has_perm("news.view_article"):
-            review = queues.ready_for_review()
+            # Each role sees what it can act on: editors the desk's queues, a writer
+            # their own articles in them (queues.to_act_on), and neither the facts due
+            # nor the sources to fix, which only editors may change.
+            review = queues.to_act_on(user, queues.ready_for_review())
             unread = conversation.unread_for(user)
             dashboard = {
                 "for_you": list(unread[:SHOWN]),
@@ -28,15 +31,22 @@ class NewsroomSite(admin.AdminSite):
                 "review": review[:SHOWN],
                 "review_count": review.count(),
                 "my_drafts": queues.drafts_of(user)[:SHOWN],
-                "scheduled": queues.scheduled_next()[:SHOWN],
-                "scheduled_today": queues.scheduled_today().count(),
-                "facts_due": queues.facts_due().order_by("facts_verified", "published_at")[:SHOWN],
-                "facts_due_count": queues.facts_due().count(),
+                "scheduled": queues.to_act_on(user, queues.scheduled_next())[:SHOWN],
+                "scheduled_today": queues.to_act_on(user, queues.scheduled_today()).count(),
                 "wanted": queues.wanted_titles(limit=SHOWN),
-                "published": queues.recently_published()[:SHOWN],
-                "sources_to_fix": sources_to_fix_count(),
+                "published": queues.to_act_on(user, queues.recently_published())[:SHOWN],
                 "can_publish": can_publish(user),
+                "facts_due": None,
+                "sources_to_fix": None,
             }
+            if user.has_perm("editorial.change_factsdue"):
+                facts_due = queues.facts_due()
+                dashboard["facts_due"] = facts_due.order_by("facts_verified", "published_at")[
+                    :SHOWN
+                ]
+                dashboard["facts_due_count"] = facts_due.count()
+            if user.has_perm("editorial.change_sourcetofix"):
+                dashboard["sources_to_fix"] = sources_to_fix_count()
         if user.is_superuser:  # the task queue is the admins' (background.admin)
             dashboard["failed_tasks"] = DBTaskResult.objects.failed().count()
         return super().index(request, {**dashboard, **(extra_context or {})})

@@ -150,3 +150,62 @@ def test_scheduled_today_is_counted_apart(client, django_user_model, time_machin
     ArticleFactory(published_at=noon + timedelta(hours=13))
     html = client.get("/admin/").content.decode()
     assert "Scheduled next (1 today)</h2>" in html
+
+
+@pytest.fixture
+def writer(django_user_model):
+    from people.models import Author
+
+    user = django_user_model.objects.create_user("wendy", "w@example.org", "pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Writers"))
+    client = Client()
+    client.force_login(user)
+    client.user = user
+    client.author = Author.objects.create(name="Wendy", slug="wendy", user=user)
+    return client
+
+
+def test_a_writer_is_not_shown_the_facts_due_only_editors_can_verify(writer, editor):
+    ArticleFactory(title="Old facts", facts_verified=date(2023, 9, 1), authors=[writer.author])
+    assert 'id="queue-facts"' not in writer.get(HOME).content.decode()
+    assert "Facts due (1)" in section(editor.get(HOME).content.decode(), "queue-facts")
+
+
+def test_a_writer_is_not_shown_the_sources_only_editors_can_fix(writer, editor):
+    from sources.models import SourceURL, State
+
+    from .factories import SourceFactory
+
+    source = SourceFactory(
+        article=ArticleFactory(authors=[writer.author]), url="https://x.example/"
+    )
+    SourceURL.objects.create(
+        url=source.url, state=State.GONE, last_status=404, last_checked_at=timezone.now()
+    )
+    assert 'id="queue-sources"' not in writer.get(HOME).content.decode()
+    assert "Sources to fix (1)" in section(editor.get(HOME).content.decode(), "queue-sources")
+
+
+def test_a_writer_sees_their_own_articles_in_review_and_editors_the_desks(writer, editor):
+    mine = ArticleFactory(title="Mine, submitted", status="review", authors=[writer.author])
+    ArticleFactory(title="A colleague's, submitted", status="review")
+    queue = section(writer.get(HOME).content.decode(), "queue-review")
+    assert "Yours in review (1)" in queue
+    assert change_url(mine) in queue and "colleague" not in queue
+    assert "Ready for review (2)" in section(editor.get(HOME).content.decode(), "queue-review")
+
+
+def test_a_writer_sees_their_own_scheduled_and_published_articles(writer, editor):
+    tomorrow = timezone.now() + timedelta(days=1)
+    mine = ArticleFactory(title="Mine, tomorrow", published_at=tomorrow, authors=[writer.author])
+    ArticleFactory(title="A colleague's, tomorrow", published_at=tomorrow)
+    out = ArticleFactory(title="Mine, out", authors=[writer.author])
+    ArticleFactory(title="A colleague's, out")
+    html = writer.get(HOME).content.decode()
+    scheduled, published = section(html, "queue-scheduled"), section(html, "queue-published")
+    assert "Yours scheduled" in scheduled and change_url(mine) in scheduled
+    assert "Yours published" in published and change_url(out) in published
+    assert "colleague" not in scheduled + published
+    desk = editor.get(HOME).content.decode()
+    assert "A colleague&#x27;s, tomorrow" in section(desk, "queue-scheduled")
+    assert "A colleague&#x27;s, out" in section(desk, "queue-published")
