@@ -25,6 +25,7 @@ from news.models import (
     Source,
     Tag,
 )
+from news.purge import email_choice_changed
 from news.rules import (
     MAX_RELATED_LINKS,
     MAX_SOURCES,
@@ -265,6 +266,10 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             obj.version = form.cleaned_data["loaded_version"]
         super().save_model(request, obj, form, change)
         request.skillo_saved = obj
+        if request.skillo_step is None and form.email_stored != obj.email_subscribers:
+            # A scheduled story's e-mail chosen again at the same time: no publication
+            # for the newsletter to hear of, so it is told.
+            email_choice_changed.send(sender=Article, article=obj)
         keeping.forget_autosave(request.user, obj, added=not change)
         workflow.tell(request, obj, request.skillo_step, form.cleaned_data.get("workflow_note"))
         conversation.record(
@@ -532,6 +537,11 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 name="news_article_wanted",
             ),
             path(
+                "<int:object_id>/send/",
+                self.admin_site.admin_view(self.send_view),
+                name="news_article_send",
+            ),
+            path(
                 "<int:object_id>/preview-link/",
                 self.admin_site.admin_view(self.preview_link_view),
                 name="news_article_preview_link",
@@ -588,6 +598,48 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             ),
             messages.SUCCESS,
         )
+        return HttpResponseRedirect(reverse("admin:news_article_change", args=[article.pk]))
+
+    def send_view(self, request, object_id):
+        """E-mail a story published without it to the newsletter's subscribers, once:
+        of requests at the same moment (a double click, two editors) one conditional
+        update wins; the others are told it went."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        if not can_publish(request.user):
+            raise PermissionDenied
+        article = self._changeable(request, object_id)
+        with transaction.atomic():
+            won = (
+                Article.objects.published()
+                .filter(pk=article.pk, email_subscribers=False)
+                .update(email_subscribers=True)
+            )
+            if won:
+                article.email_subscribers = True
+                answers = email_choice_changed.send(sender=Article, article=article)
+                planned = any(answer for _, answer in answers)
+                if planned:
+                    words = workflow.SENT_LATER
+                else:
+                    words = "Marked to be sent; it had been sent to subscribers before"
+                self._in_history(request, article, words)
+                conversation.record(request.user, article, workflow.Step(words, "writer"), "")
+        title = f"“{article.title}”"
+        if not won:
+            said = f"{title} was sent to subscribers already (or is no longer public): once only."
+            self.message_user(request, said, messages.WARNING)
+        elif planned:
+            self.message_user(
+                request, f"{title} is being e-mailed to subscribers.", messages.SUCCESS
+            )
+        else:
+            self.message_user(
+                request,
+                f"{title} went to subscribers when it was first published: a story is "
+                "e-mailed once.",
+                messages.WARNING,
+            )
         return HttpResponseRedirect(reverse("admin:news_article_change", args=[article.pk]))
 
     def revoke_preview_link_view(self, request, object_id, link_id):

@@ -88,6 +88,10 @@ class ArticleForm(forms.ModelForm):
     def __init__(self, *args, user=None, current_version=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
+        # E-mail the story to subscribers (Article.email_subscribers)? The bar's choice;
+        # read before the form changes the instance, as stored.
+        self.email_choice = None
+        self.email_stored = self.instance.email_subscribers
         # Read before the form changes the instance: notes are for articles readers saw.
         self.was_public = bool(self.instance.pk) and self.instance.is_published()
         self.was_published = bool(self.instance.pk) and (
@@ -163,8 +167,9 @@ class ArticleForm(forms.ModelForm):
         action = self.data.get("_workflow", "")
         if action == "submit":
             cleaned["status"] = Article.Status.REVIEW
-        elif action == "publish":
+        elif action in ("publish", "publish_send"):
             cleaned["status"] = Article.Status.PUBLISHED
+            self.email_choice = action == "publish_send"
             when = cleaned.get("published_at")
             if when is not None and when > timezone.now():
                 # A scheduled article published now.
@@ -177,6 +182,7 @@ class ArticleForm(forms.ModelForm):
                 return
             cleaned["status"] = Article.Status.PUBLISHED
             cleaned["published_at"] = schedule.cleaned_data["publish_at"]
+            self.email_choice = bool(self.data.get("_schedule_send"))
             # A time chosen on purpose: not replaced by now (_publish_now_unless_timed).
             self.changed_data.append("published_at")
         elif action == "send_back":
@@ -185,6 +191,12 @@ class ArticleForm(forms.ModelForm):
             cleaned["workflow_note"] = note or cleaned.get("workflow_note", "")
         elif action == "unpublish":
             cleaned["status"] = Article.Status.DRAFT
+
+    def save(self, commit=True):
+        # Not a field of the form: the bar's button says it (None: as it was).
+        if self.email_choice is not None:
+            self.instance.email_subscribers = self.email_choice
+        return super().save(commit)
 
     def _publish_now_unless_timed(self, cleaned):
         """A first publication is now, unless the editor set the time on purpose.

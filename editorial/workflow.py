@@ -4,6 +4,7 @@ is told by e-mail (a task queued with the save: a failed save tells no one)."""
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.urls import reverse
@@ -19,10 +20,22 @@ SUBMITTED = "Submitted for review"
 SENT_BACK = "Sent back to the writer"
 
 
+SENT_LATER = "Sent to subscribers"
+
+
 @dataclass(frozen=True)
 class Step:
     name: str  # what the history says
     tell: str  # "editors", "writer" or ""
+    kind: str = ""  # "published" or "scheduled": a publication, e-mailed or not
+    when: str = ""  # a scheduled one's time, as the name says it
+
+
+def emailed(article, scheduled=False):
+    """The editor's choice of e-mail, as the history and the conversation keep it."""
+    if scheduled:
+        return "to be sent to subscribers" if article.email_subscribers else "not to be sent"
+    return "and sent to subscribers" if article.email_subscribers else "not sent to subscribers"
 
 
 def step(old_status, article):
@@ -40,9 +53,12 @@ def step(old_status, article):
             return Step("Unpublished", "writer")
         return None
     if article.published_at > timezone.now():
-        when = timezone.localtime(article.published_at)
-        return Step(f"Scheduled for {when:%-d %B %Y, %H:%M %Z}", "writer")
-    return Step("Published", "writer")
+        when = f"{timezone.localtime(article.published_at):%-d %B %Y, %H:%M %Z}"
+        name = f"Scheduled for {when}, {emailed(article, scheduled=True)}"
+        return Step(name, "writer", "scheduled", when)
+    if article.email_subscribers:
+        return Step(f"Published {emailed(article)}", "writer", "published")
+    return Step(f"Published, {emailed(article)}", "writer", "published")
 
 
 def history_words(step_, note):
@@ -110,10 +126,15 @@ def tell(request, article, step_, note):
 ACTIONS = {
     "save": "Save draft",
     "submit": "Submit for review",
-    "publish": "Publish now",
+    # Ghost's two: publish only, or publish and e-mail it to the newsletter's subscribers;
+    # the site's default (settings.SKILLO_EMAIL_STORIES_ON_PUBLISH) comes first.
+    "publish": "Publish",
+    "publish_send": "Publish and send",
     "schedule": "Schedule…",
     "send_back": "Send back with a note…",
     "unpublish": "Unpublish…",
+    # A story published without e-mail, sent later (once).
+    "send": "Send to subscribers…",
 }
 
 
@@ -144,15 +165,23 @@ def actions_for(user, article):
     if status == Article.Status.PUBLISHED:
         if not publisher:
             return []
-        scheduled = article.is_scheduled
-        return ["save", "publish", "schedule", "unpublish"] if scheduled else ["save", "unpublish"]
+        if article.is_scheduled:
+            return ["save", *publish_actions(), "schedule", "unpublish"]
+        return ["save", "unpublish"] + ([] if article.email_subscribers else ["send"])
     actions = ["save"]
     if not publisher:
         return [*actions, "submit"] if status != Article.Status.REVIEW else actions
-    actions += ["publish", "schedule"]
+    actions += [*publish_actions(), "schedule"]
     if status == Article.Status.REVIEW:
         actions.append("send_back")
     return actions
+
+
+def publish_actions():
+    """Publish with and without e-mail, the site's default first."""
+    if settings.SKILLO_EMAIL_STORIES_ON_PUBLISH:
+        return ["publish_send", "publish"]
+    return ["publish", "publish_send"]
 
 
 def save_label(article):
@@ -171,11 +200,20 @@ def outcome(request, article, step_):
     title = f"“{article.title}”"
     if step_ is None:
         return None
-    if step_.name == "Published":
-        return f"Published {title}: {url}"
-    if step_.name.startswith("Scheduled for"):
-        when = step_.name.removeprefix("Scheduled for ")
-        return f"{title} is scheduled for {when}. It will be at {url}"
+    if step_.kind == "published":
+        if article.email_subscribers:
+            return f"Published {title}: {url}; it is being e-mailed to subscribers."
+        return (
+            f"Published {title}: {url}; it was not e-mailed to subscribers (“Send to "
+            "subscribers” on the bar sends it, once)."
+        )
+    if step_.kind == "scheduled":
+        mail = (
+            "and e-mailed to subscribers then"
+            if article.email_subscribers
+            else "and not e-mailed to subscribers"
+        )
+        return f"{title} is scheduled for {step_.when}. It will be at {url}, {mail}."
     if step_.name == SUBMITTED:
         return (
             f"Submitted {title} for review: the editors see it first in their queue on the "

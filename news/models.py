@@ -244,6 +244,12 @@ def byline_prefetch(queryset=None, *, names_only=False):
     )
 
 
+def email_stories_by_default():
+    """Whether a story is e-mailed when it is published, unless the editor chose
+    (settings.SKILLO_EMAIL_STORIES_ON_PUBLISH, from EMAIL_STORIES_ON_PUBLISH)."""
+    return settings.SKILLO_EMAIL_STORIES_ON_PUBLISH
+
+
 class Article(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -333,6 +339,15 @@ class Article(models.Model):
         help_text="The month in which an editor last checked the facts against the sources.",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    # The editor's choice on the article form's bar ("Publish" or "Publish and send"); an
+    # article published another way (a bulk action, an import) follows the site's default.
+    email_subscribers = models.BooleanField(
+        "e-mail to subscribers",
+        default=email_stories_by_default,
+        editable=False,
+        help_text="Whether the story is e-mailed to the newsletter's subscribers when it is "
+        "published (once: a story is never e-mailed twice).",
+    )
     tags = TaggableManager(blank=True, through="TaggedArticle")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -51,6 +51,11 @@ _local = threading.local()
 # (created) or no longer exists (deleted). Apps above news (the API's webhooks) learn
 # from it what was published, changed, unpublished or deleted, at no query of their own.
 articles_changed = Signal()
+# Sent inside the transaction when an editor changes whether a story is e-mailed
+# (Article.email_subscribers) without publishing it now: sending a published one later,
+# or a scheduled one's choice. Receivers (the newsletter) answer True if they planned
+# the e-mail, so the editor can be told it was sent once already.
+email_choice_changed = Signal()
 
 
 def on_commit(callback):

@@ -88,6 +88,6 @@ def test_each_step_is_a_line_even_without_a_note(newsroom):
     writer, editor, article = newsroom
     editor.post(change_url(article), edit_data(article, _workflow="publish"))
     assert list(Note.objects.values_list("step", "text", "for_editors")) == [
-        ("Published", "", False)
+        ("Published, not sent to subscribers", "", False)
     ]
-    assert "Published by Grace" in dashboard(writer)
+    assert "Published, not sent to subscribers by Grace" in dashboard(writer)

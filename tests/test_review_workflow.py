@@ -139,7 +139,7 @@ def test_an_editor_schedules_from_the_form_and_the_writer_is_told(people, mailou
     assert response.status_code == 302
     article.refresh_from_db()
     assert article.is_scheduled and article.published_at == when
-    words = f"Scheduled for {when:%-d %B %Y, %H:%M %Z}"
+    words = f"Scheduled for {when:%-d %B %Y, %H:%M %Z}, to be sent to subscribers"
     assert history(article)[-1] == words
     [mail] = mailoutbox
     assert mail.to == ["wendy@example.org"] and mail.subject.startswith(f"[Skillo] {words}")
@@ -153,8 +153,8 @@ def test_publishing_tells_the_writer(people, mailoutbox):
     assert article.is_published()
     [mail] = mailoutbox
     assert mail.to == ["wendy@example.org"]
-    assert mail.subject == "[Skillo] Published: Go 1.22 released"
-    assert history(article)[-1] == "Published"
+    assert mail.subject == "[Skillo] Published and sent to subscribers: Go 1.22 released"
+    assert history(article)[-1] == "Published and sent to subscribers"
 
 
 def test_the_history_speaks_an_editors_words(people):

@@ -69,7 +69,7 @@ def test_an_editor_sees_publish_schedule_and_send_back_on_an_article_in_review(p
     article = ArticleFactory(status=Article.Status.REVIEW)
     response = editor.get(change_url(article))
     assert "Ready for review" in bar(response)
-    assert buttons(response) == ["save", "publish", "schedule", "send_back"]
+    assert buttons(response) == ["save", "publish_send", "publish", "schedule", "send_back"]
 
 
 def test_a_published_article_says_since_when_and_links_to_its_page(people):
@@ -317,7 +317,7 @@ def test_a_refused_send_back_leaves_the_bar_at_ready_for_review(people):
     response = editor.post(change_url(article), edit_data(article, _workflow="send_back"))
     assert response.status_code == 200
     assert "<strong>Ready for review</strong>" in bar(response)
-    assert buttons(response) == ["save", "publish", "schedule", "send_back"]
+    assert buttons(response) == ["save", "publish_send", "publish", "schedule", "send_back"]
     assert "Save changes" in bar(response)
 
 
@@ -328,7 +328,7 @@ def test_a_refused_publish_leaves_the_bar_at_draft(people):
     response = editor.post(change_url(article), data)
     assert response.status_code == 200
     assert "<strong>Draft</strong>" in bar(response)
-    assert buttons(response) == ["save", "publish", "schedule"]
+    assert buttons(response) == ["save", "publish_send", "publish", "schedule"]
 
 
 def test_a_refused_unpublish_leaves_the_bar_at_published(people):

@@ -1,4 +1,6 @@
 from django import template
+from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from editorial import conversation, workflow
@@ -17,12 +19,24 @@ def workflow_bar(context, article):
     can_change = context.get("add") or context.get("has_change_permission")
     actions = workflow.actions_for(request.user, article) if can_change else []
     soon = timezone.localtime() + timezone.timedelta(hours=1)
+    email_default = settings.SKILLO_EMAIL_STORIES_ON_PUBLISH
+    posted = request.POST if request.method == "POST" else {}
+    scheduled = article is not None and article.pk is not None and article.is_scheduled
     return {
         "state": workflow.state_of(article),
         "actions": actions,
         "labels": workflow.ACTIONS,
         "save_label": workflow.save_label(article),
-        "schedule_default": soon.replace(minute=0).strftime("%Y-%m-%dT%H:%M"),
+        # A refused schedule keeps the time and the choice the editor gave.
+        "schedule_default": posted.get("_schedule_at")
+        or soon.replace(minute=0).strftime("%Y-%m-%dT%H:%M"),
+        "schedule_send": bool(posted.get("_schedule_send"))
+        if "_schedule_at" in posted
+        else (article.email_subscribers if scheduled else email_default),
+        "email_default": email_default,
+        "send_url": reverse("admin:news_article_send", args=[article.pk])
+        if "send" in actions
+        else "",
         "zone": timezone.get_current_timezone_name(),
     }
 

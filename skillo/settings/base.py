@@ -439,6 +439,10 @@ SKILLO_FEDIVERSE_GIVE_UP_DAYS = int(os.environ.get("FEDIVERSE_GIVE_UP_DAYS", "7"
 SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
 # Published articles whose facts were verified longer ago than this are queued for review.
 SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
+# Whether a story is e-mailed to the newsletter's subscribers when it is published: the
+# workflow bar's first choice ("Publish and send" or "Publish"), and the rule for stories
+# published another way (bulk actions, imports). docs/operations.md.
+SKILLO_EMAIL_STORIES_ON_PUBLISH = env_bool("EMAIL_STORIES_ON_PUBLISH", True)
 
 # Background work (the background app): Django's tasks, queued in the project's own
 # database (django-tasks-db), so that a task is queued in the transaction of the change

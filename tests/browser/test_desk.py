@@ -45,7 +45,7 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
         actions = ".workflow-bar__actions > button, .workflow-bar__actions > details > summary"
         expect(editor.locator(actions)).to_have_text(
-            ["Save changes", "Publish now", "Schedule…", "Send back with a note…"]
+            ["Save changes", "Publish and send", "Publish", "Schedule…", "Send back with a note…"]
         )
         # The bar stays in view down the long form.
         editor.locator("#id_facts_verified").scroll_into_view_if_needed()
@@ -64,7 +64,7 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         )
         expect(bar(editor)).to_contain_text("Draft")
 
-        bar(editor).get_by_role("button", name="Publish now").click()
+        bar(editor).get_by_role("button", name="Publish and send").click()
         expect(editor.locator(".messagelist")).to_contain_text(
             f"Published “{TITLE}”: {site}{article.get_absolute_url()}"
         )
