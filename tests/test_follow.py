@@ -247,3 +247,27 @@ def test_topic_and_author_pages_announce_each_of_their_feeds(client, site, url):
     html = page(client, url)
     kinds = re.findall(r'<link rel="alternate" type="([^"]+)" title="Skillo: [^"(]+\(', html)
     assert {"application/rss+xml", "application/atom+xml", "application/feed+json"} <= set(kinds)
+
+
+def test_follow_shows_each_topic_on_a_line_with_its_addresses_behind_it(client, site):
+    html = page(client, "/follow/")
+    topics = html[html.index('id="follow-topics"') : html.index('id="follow-authors"')]
+    linux = re.search(
+        r'<details class="follow-item"><summary>Linux</summary>(.*?)</details>', topics
+    )
+    assert linux, topics
+    assert {url for _, url in addresses(linux[1])} == {
+        f"{ORIGIN}/tags/linux/feed/",
+        f"{ORIGIN}/tags/linux/feed/atom/",
+        f"{ORIGIN}/tags/linux/feed.json",
+    }
+    # No address outside a topic's own disclosure.
+    outside = re.sub(r"<details.*?</details>", "", topics, flags=re.S)
+    assert addresses(outside) == []
+
+
+def test_follow_puts_the_site_wide_ways_before_the_topics_and_authors(client, site):
+    html = page(client, "/follow/")
+    site_wide = ["follow-everything", "follow-fediverse", "follow-corrections"]
+    last = max(html.index(f'id="{name}"') for name in site_wide)
+    assert last < html.index('id="follow-topics"') < html.index('id="follow-authors"')

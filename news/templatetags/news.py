@@ -231,15 +231,17 @@ def feed_addresses(context, followed):
 
 @register.simple_tag(takes_context=True)
 def follow_items(context, followed):
-    """List items of things to follow (topics, authors): each one's name, linked to its
-    page, and its feeds' page and addresses (a tag: a loop of includes for 200 topics
-    took several times as long)."""
+    """List items of things to follow (topics, authors): each one's name on a line of its
+    own, opening on its page, its feeds' page and addresses (a tag: a loop of includes for
+    200 topics took several times as long). Shown at once, every topic's addresses made
+    /follow/ a wall of them."""
     origin = site_origin()
     return mark_safe(
         "\n".join(
-            f'<li><p class="follow-name"><a href="{escape(item.page)}">{escape(item.name)}</a>'
+            f'<li><details class="follow-item"><summary>{escape(item.name)}</summary>'
+            f'<p class="follow-links"><a href="{escape(item.page)}">{escape(item.page_name)}</a>'
             f' · <a href="{escape(item.about)}">the feed as a web page</a></p>'
-            f"{_feed_addresses(origin, item)}</li>"
+            f"{_feed_addresses(origin, item)}</details></li>"
             for item in followed
         )
     )
