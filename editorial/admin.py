@@ -958,6 +958,25 @@ class AuthorAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):
     def view_on_site(self, author):
         return author_url(author)
 
+    # Editors keep every profile; anyone keeps their own name, bio and photo.
+
+    def _own(self, request, author):
+        return author is not None and author.user_id == request.user.pk
+
+    def _only_own(self, request, author):
+        return self._own(request, author) and not super().has_change_permission(request, author)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) or self._own(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        if self._only_own(request, obj):
+            return ["slug", "role", "user"]
+        return super().get_readonly_fields(request, obj)
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if self._only_own(request, obj) else super().get_prepopulated_fields(request, obj)
+
 
 @admin.register(FrontPin)
 class FrontPinAdmin(NamedEmptyAutocomplete, admin.ModelAdmin):

@@ -1,6 +1,7 @@
 """Inviting people into the newsroom: an admin names an address and a role; the person
 gets an e-mail (through the task queue) with a link, valid for DAYS days, to a page
-where they choose a user name and a password, and arrive in the admin with that role."""
+where they choose a user name, a password and the name their articles are signed with,
+and arrive in the admin with that role and their author profile."""
 
 from datetime import timedelta
 
@@ -10,6 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from news.identity import absolute
+from news.slugs import slug_from_title
+from people.models import Author, free_slug
 
 from .models import Invitation
 from .tasks import send_workflow_mail
@@ -78,10 +81,15 @@ def claim(invitation):
 
 def accept(invitation, user):
     """``user`` (just made, in the transaction that claimed the invitation) joins with
-    the invitation's role."""
+    the invitation's role, and the author profile their articles are signed with (named
+    as they typed it on the join page; theirs to change)."""
     user.is_staff = True
     user.email = invitation.email
     user.save(update_fields=["is_staff", "email"])
     user.groups.add(Group.objects.get(name=invitation.role))
     invitation.user = user
     invitation.save(update_fields=["user"])
+    name = user.get_full_name() or user.get_username()
+    Author.objects.create(
+        name=name, slug=free_slug(slug_from_title(name, fallback="author")), user=user
+    )

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django_tasks_db.models import DBTaskResult
 
+from people.models import Author
+
 from . import conversation, queues
 from .models import sources_to_fix_count
 from .roles import can_publish
@@ -31,6 +33,7 @@ class NewsroomSite(admin.AdminSite):
                 "review": review[:SHOWN],
                 "review_count": review.count(),
                 "my_drafts": queues.drafts_of(user)[:SHOWN],
+                "my_profile": Author.objects.filter(user=user).first(),
                 "scheduled": queues.to_act_on(user, queues.scheduled_next())[:SHOWN],
                 "scheduled_today": queues.to_act_on(user, queues.scheduled_today()).count(),
                 "wanted": queues.wanted_titles(limit=SHOWN),

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from news import fragments
 from news.models import Article
 from news.views import allow_players
+from people.rules import no_control_characters
 
 from . import invitations, previews
 from .tokens import kept_by_no_one
@@ -48,12 +49,22 @@ def invitation_gone(request, invitation, why):
 
 
 class JoinForm(UserCreationForm):
-    """The invited person's user name and password (Django's password rules)."""
+    """The invited person's user name and password (Django's password rules), and their
+    name: colleagues see it, and it signs their articles (invitations.accept)."""
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ["username", "first_name"]
-        labels = {"first_name": "Your name, as colleagues see it"}
+        labels = {"first_name": "Your name"}
+        help_texts = {
+            "first_name": "Your articles are signed with it. You can change it, and add a "
+            "bio and a photo, in your author profile."
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["first_name"].required = True
+        self.fields["first_name"].validators.append(no_control_characters)
 
 
 def accept_invitation(request, token):

@@ -57,6 +57,15 @@ class Author(models.Model):
         return self.name
 
 
+def free_slug(base):
+    """``base``, or the first of ``base-2``, ``base-3``... that no author has."""
+    taken = set(Author.objects.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
 class AuthorLink(models.Model):
     """An author's page elsewhere (their site, Mastodon, GitHub...): ``sameAs`` in JSON-LD."""
 

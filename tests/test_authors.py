@@ -465,6 +465,49 @@ def test_a_writer_sees_an_authors_profile_read_only(writer, ada):
     assert 'name="slug"' not in page and 'name="name"' not in page
 
 
+def profile_data(author, **fields):
+    data = {"name": author.name, "bio": author.bio, "photo": author.photo_id or ""}
+    links = author.links.all()
+    data.update(
+        {
+            "links-TOTAL_FORMS": str(len(links)), "links-INITIAL_FORMS": str(len(links)),
+            "links-MIN_NUM_FORMS": "0", "links-MAX_NUM_FORMS": "1000",
+        }
+    )  # fmt: skip
+    for i, link in enumerate(links):
+        data.update({f"links-{i}-id": link.pk, f"links-{i}-author": author.pk})
+    data.update(fields)
+    return data
+
+
+def test_a_writer_changes_their_own_profiles_name_bio_and_photo(writer):
+    client, user = writer
+    mine = AuthorFactory(name="Wendy", slug="wendy", role="Staff writer", user=user)
+    AuthorLinkFactory(author=mine, label="Website", url="https://wendy.example/")
+    portrait = ImageFactory()
+    url = reverse("admin:people_author_change", args=[mine.pk])
+    response = client.post(
+        url, profile_data(mine, name="Wendy Writer", bio="Writes about Go.", photo=portrait.pk)
+    )
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    mine.refresh_from_db()
+    assert (mine.name, mine.bio, mine.photo) == ("Wendy Writer", "Writes about Go.", portrait)
+    # What the desk decides stays the desk's: the address, the role, whose profile it is.
+    page = client.get(url).content.decode()
+    assert 'name="name"' in page
+    assert 'name="slug"' not in page and 'name="role"' not in page and 'name="user"' not in page
+    assert (mine.slug, mine.role, mine.user) == ("wendy", "Staff writer", user)
+
+
+def test_a_writer_cannot_change_another_authors_profile(writer, ada):
+    client, user = writer
+    AuthorFactory(name="Wendy", user=user)
+    url = reverse("admin:people_author_change", args=[ada.pk])
+    assert client.post(url, profile_data(ada, name="Not Ada")).status_code == 403
+    ada.refresh_from_db()
+    assert ada.name == "Ada Lovelace"
+
+
 def structured_blocks(page):
     return [
         json.loads(b)

@@ -209,3 +209,9 @@ def test_a_writer_sees_their_own_scheduled_and_published_articles(writer, editor
     desk = editor.get(HOME).content.decode()
     assert "A colleague&#x27;s, tomorrow" in section(desk, "queue-scheduled")
     assert "A colleague&#x27;s, out" in section(desk, "queue-published")
+
+
+def test_a_writer_finds_the_profile_their_articles_are_signed_with(writer):
+    queue = section(writer.get(HOME).content.decode(), "queue-drafts")
+    profile = reverse("admin:people_author_change", args=[writer.author.pk])
+    assert f'Your articles are signed <a href="{profile}">Wendy</a>' in queue

@@ -9,14 +9,17 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from editorial import invitations
 from editorial.models import Invitation
 from editorial.tokens import new_token
+from people.models import Author
 
 from .background_tasks import run_queued
+from .factories import AuthorFactory
 from .mail_server import mail_server  # noqa: F401 (a fixture)
 from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
 
@@ -63,6 +66,46 @@ def test_an_invited_editor_chooses_a_password_and_arrives_with_the_role(admin, m
     assert user.is_staff and user.email == "grace@example.org"
     assert user.has_perm("news.publish_article")
     assert guest.get(path).status_code == 410  # once
+
+
+def test_a_writer_who_joins_signs_their_articles_with_the_name_they_typed(admin, mail_server):  # noqa: F811
+    path, _ = invite(admin, mail_server, role="Writers")
+    guest = Client()
+    guest.post(
+        path, {"username": "grace", "first_name": "Grace Hopper", "password1": STRONG,
+               "password2": STRONG},
+    )  # fmt: skip
+    user = get_user_model().objects.get(username="grace")
+    author = Author.objects.get(user=user)
+    assert (author.name, author.slug) == ("Grace Hopper", "grace-hopper")
+    # Their first article starts with that byline, not "Skillo editorial".
+    form = guest.get(reverse("admin:news_article_add")).content.decode()
+    byline = re.search(r'name="authorships-0-author".*?</select>', form, re.S)[0]
+    assert f'<option value="{author.pk}" selected>Grace Hopper</option>' in byline
+    # And the profile is theirs to change.
+    profile = guest.get(reverse("admin:people_author_change", args=[author.pk])).content.decode()
+    assert 'name="name"' in profile and 'name="bio"' in profile
+
+
+def test_a_second_grace_hopper_gets_an_address_of_her_own(admin, mail_server):  # noqa: F811
+    AuthorFactory(name="Grace Hopper", slug="grace-hopper")
+    path, _ = invite(admin, mail_server, role="Writers")
+    Client().post(
+        path, {"username": "grace", "first_name": "Grace Hopper", "password1": STRONG,
+               "password2": STRONG},
+    )  # fmt: skip
+    assert Author.objects.get(user__username="grace").slug == "grace-hopper-2"
+
+
+def test_the_join_page_asks_for_the_name_articles_are_signed_with(admin, mail_server):  # noqa: F811
+    path, _ = invite(admin, mail_server, role="Writers")
+    response = Client().post(
+        path, {"username": "grace", "first_name": " ", "password1": STRONG, "password2": STRONG}
+    )
+    assert response.status_code == 200
+    assert "This field is required" in response.content.decode()
+    assert not get_user_model().objects.filter(username="grace").exists()
+    assert not Author.objects.exists()
 
 
 def test_a_weak_password_is_refused_and_nothing_is_made(admin, mail_server):  # noqa: F811
@@ -121,8 +164,8 @@ def test_an_invitation_sent_at_the_same_moment_makes_one_account(live_server):
         assert browser.get(path).status_code == 200
     # A user name each, as in production (with one name for all, the unique user name
     # alone would have let one through).
-    forms = [{"username": f"grace{n}", "password1": STRONG, "password2": STRONG}
-             for n in range(RACERS)]  # fmt: skip
+    forms = [{"username": f"grace{n}", "first_name": "Grace", "password1": STRONG,
+              "password2": STRONG} for n in range(RACERS)]  # fmt: skip
     responses = together([b.sender(path, form) for b, form in zip(browsers, forms, strict=True)])
     assert outcomes(responses) == {302: 1, 410: RACERS - 1}
     for response in responses:
