@@ -29,15 +29,17 @@ def today_start():
 
 
 def most_read(days, limit=10, start=None):
-    """The most viewed published articles of the last `days` days (or since `start`):
-    (article, views, visitors), most viewed first."""
+    """The most read published articles of the last `days` days (or since `start`):
+    (article, views, visitors), most readers first, then most views. Readers, not views,
+    as on the site ("Most read", readership.most_read): one client's many views are one
+    reader's."""
     totals = (
         ArticleHour.objects.filter(
             hour__gte=start or since(days), article__in=Article.objects.published()
         )
         .values("article")
         .annotate(views=Sum("views"), visitors=Sum("visitors"))
-        .order_by("-views", "article")[:limit]
+        .order_by("-visitors", "-views", "article")[:limit]
     )
     rows = list(totals)
     articles = Article.objects.only("title", "slug").in_bulk([row["article"] for row in rows])
@@ -64,7 +66,7 @@ class Period:
     views: int
     # Readers counted once a day per story: one reading two stories counts in each.
     visitors: int
-    # [article id, title, views, visitors], most viewed first.
+    # [article id, title, views, visitors], most readers first.
     most_read: list
     # [source, views], most first.
     sources: list

@@ -1,9 +1,10 @@
 """Beacons folded into counts (a periodic task, and `manage.py readership` first): per
-article and hour, views and visitors (a visitor counted once a day per article, in the
-hour of their first view) and views per source. The beacons folded are deleted in the
+article and hour, views (at most one per visitor, article and hour) and visitors (a
+visitor counted once a day per article, in the hour of their first view) and views per
+source (the source of each view counted). The beacons folded are deleted in the
 same transaction, so raw views are never kept past the minute or so that folds them."""
 
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -40,6 +41,11 @@ FEDIVERSE = (
 # The names of ?ref= channels (readership.beacons.VIA).
 VIA_NAMES = {"newsletter": "Newsletter", "fediverse": "Fediverse"}
 LOCK = 0x5E11_0FD5  # the PostgreSQL advisory lock that lets one fold run at a time
+# More beacons than this from one visitor (an address and a browser) within a minute are
+# a script's: a reader who opens a page a second for a minute is already far past what
+# reading is. Such a visitor's views count nowhere, nor their later views that day of the
+# articles it sent them for.
+PERSON_PER_MINUTE = 60
 
 
 def one_of(host, names):
@@ -108,27 +114,34 @@ def fold_rows(taken=()):
     if last is not None:  # with Redis, only what was written before it was the buffer
         written = Beacon.objects.filter(id__lte=last)
         rows += written.values_list("path", "referrer_host", "via", "visitor", "at").iterator(2000)
+    rows.sort(key=lambda row: row[4])  # a visitor's first view of an hour is the one counted
     slugs = {path: resolve(path).kwargs.get("slug") for path in {row[0] for row in rows}}
     articles = dict(
         Article.objects.published()
         .filter(slug__in={slug for slug in slugs.values() if slug})
         .values_list("slug", "id")
     )
+    scripts = faster_than_a_person(rows)
     views, sources = Counter(), Counter()
-    first_hour = {}  # (day, article, visitor): the hour of their first view in this fold
+    # (day, article, visitor): {hour: the source of their first view in it}
+    seen = defaultdict(dict)
     for path, host, via, visitor, at in rows:
         article = articles.get(slugs[path])
         if article is None:  # a draft, or an article gone since
             continue
         hour = at.replace(minute=0, second=0, microsecond=0)
-        views[article, hour] += 1
-        sources[article, hour, source_name(host, via)] += 1
-        if visitor:
-            key = (timezone.localdate(at), article, visitor)
-            first_hour[key] = min(first_hour.get(key, hour), hour)
+        if not visitor:  # Sec-GPC: no hash, so every view counts, and never as a reader
+            views[article, hour] += 1
+            sources[article, hour, source_name(host, via)] += 1
+            continue
+        seen[timezone.localdate(at), article, visitor].setdefault(hour, source_name(host, via))
     visitors = Counter()
-    for (_day, article, _visitor), hour in new_visitors(first_hour).items():
-        visitors[article, hour] += 1
+    for (_day, article, _visitor), hours, new_reader in new_views(seen, scripts):
+        for hour, source in hours.items():
+            views[article, hour] += 1
+            sources[article, hour, source] += 1
+        if new_reader:
+            visitors[article, min(hours)] += 1
     add_counts(views, visitors)
     add_sources(sources)
     if last is not None:
@@ -136,25 +149,75 @@ def fold_rows(taken=()):
     return len(rows)
 
 
-def new_visitors(first_hour):
-    """Those of the fold's visitors not already seen that day on that article, recorded
-    as seen. One query per 500 visitors, however many articles they read."""
-    days = {day for day, _, _ in first_hour}
-    articles = {article for _, article, _ in first_hour}
-    hashes = sorted({visitor for _, _, visitor in first_hour})
-    seen = set()
+def faster_than_a_person(rows):
+    """The visitors of ``rows`` (sorted by time) who sent more than PERSON_PER_MINUTE
+    beacons within a minute: a script, whatever its headers say."""
+    times = defaultdict(list)
+    for *_, visitor, at in rows:
+        if visitor:
+            times[visitor].append(at)
+    scripts = set()
+    for visitor, ats in times.items():
+        if len(ats) <= PERSON_PER_MINUTE:
+            continue
+        first = 0
+        for n, at in enumerate(ats):
+            while at - ats[first] >= timedelta(minutes=1):
+                first += 1
+            if n - first >= PERSON_PER_MINUTE:
+                scripts.add(visitor)
+                break
+    return scripts
+
+
+def hour_bit(hour):
+    # A visitor's hash is a day's, and a day is at most 25 hours: 48 bits tell them apart.
+    return 1 << (int(hour.timestamp()) // 3600 % 48)
+
+
+EVERY_HOUR = (1 << 48) - 1
+
+
+def new_views(seen, scripts):
+    """(key, {hour: source}, new reader) for each (day, article, visitor) key of ``seen``:
+    the hours in which that visitor had no view of that article counted yet, and whether
+    it is their first view of it that day. Recorded as counted (DayVisitor.hours). A
+    visitor of ``scripts`` counts nothing, and nothing more on those articles that day.
+    One query per 500 visitors to read, however many articles they read."""
+    days = {day for day, _, _ in seen}
+    articles = {article for _, article, _ in seen}
+    hashes = sorted({visitor for _, _, visitor in seen})
+    counted = {}
     for start in range(0, len(hashes), 500):
-        seen.update(
-            DayVisitor.objects.filter(
+        counted.update(
+            ((day, article, visitor), hours)
+            for day, article, visitor, hours in DayVisitor.objects.filter(
                 day__in=days, article_id__in=articles, visitor__in=hashes[start : start + 500]
-            ).values_list("day", "article_id", "visitor")
+            ).values_list("day", "article_id", "visitor", "hours")
         )
-    new = {key: hour for key, hour in first_hour.items() if key not in seen}
+    found, recorded = [], []
+    for key, hours in seen.items():
+        before = counted.get(key, 0)
+        if key[2] in scripts:
+            after = EVERY_HOUR
+        else:
+            hours = {hour: source for hour, source in hours.items() if not before & hour_bit(hour)}
+            after = before
+            for hour in hours:
+                after |= hour_bit(hour)
+            if hours:
+                found.append((key, hours, key not in counted))
+        if after != before or key not in counted:
+            day, article, visitor = key
+            recorded.append(DayVisitor(day=day, article_id=article, visitor=visitor, hours=after))
     DayVisitor.objects.bulk_create(
-        [DayVisitor(day=day, article_id=article, visitor=v) for day, article, v in new],
+        recorded,
         batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["day", "article", "visitor"],
+        update_fields=["hours"],
     )
-    return new
+    return found
 
 
 def add_counts(views, visitors):

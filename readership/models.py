@@ -3,8 +3,9 @@
 - DailySalt: the day's secret in each visitor's hash, deleted when the day ends, so that
   no one can link two days' visitors or recover an address from a hash;
 - Beacon: page views as they arrive, kept only until they are folded (a few minutes);
-- DayVisitor: which hashed visitors read an article today, so that a reader's second
-  view that day is not a second visitor; deleted with the day's salt;
+- DayVisitor: which hashed visitors read an article today, and in which hours, so that
+  a reader's second view that day is not a second visitor, nor a second view that hour;
+  deleted with the day's salt;
 - ArticleHour and SourceHour: the folded figures, per article and hour.
 """
 
@@ -37,6 +38,9 @@ class DayVisitor(models.Model):
     day = models.DateField()
     article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="+")
     visitor = models.CharField(max_length=64)
+    # The hours in which this visitor's view of the article is counted, a bit each
+    # (readership.folding.hour_bit): one view an hour. All of them for a script's.
+    hours = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -84,12 +88,13 @@ class SourceHour(models.Model):
 
 class MostRead(models.Model):
     """The "Most read" list as the site shows it, ranked by the periodic refresh
-    (readership.most_read) and purged when it changes; empty when too few views were
+    (readership.most_read) and purged when it changes; empty when too few readers were
     counted to mean anything."""
 
     rank = models.PositiveSmallIntegerField(primary_key=True)
     article = models.ForeignKey("news.Article", on_delete=models.CASCADE, related_name="+")
-    views = models.PositiveIntegerField()
+    # Ranked by readers (visitors counted once a day per article), not by views.
+    readers = models.PositiveIntegerField()
     # The period ranked: the last day, or the last week while a day has too few views.
     days = models.PositiveSmallIntegerField()
 
@@ -98,7 +103,7 @@ class MostRead(models.Model):
         verbose_name_plural = "most read"
 
     def __str__(self):
-        return f"{self.rank}. {self.article_id} ({self.views} views in {self.days} days)"
+        return f"{self.rank}. {self.article_id} ({self.readers} readers in {self.days} days)"
 
 
 class Summary(models.Model):

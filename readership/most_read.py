@@ -21,7 +21,7 @@ from .dependencies import MOST_READ
 from .models import MostRead
 
 # The periods tried, shortest first: the last day, else the last week (a young or a quiet
-# site, whose last day has too few views to rank).
+# site, whose last day has too few readers to rank).
 PERIODS = (1, 7)
 
 
@@ -34,15 +34,17 @@ class Ranked:
 
 
 def ranking():
-    """(days, [(article id, views)]) for the first period in PERIODS with enough views
-    to mean anything: at least READERSHIP_MOST_READ_MIN_ARTICLES articles of at least
-    READERSHIP_MOST_READ_MIN_VIEWS views each. (None, []) otherwise."""
+    """(days, [(article id, readers)]) for the first period in PERIODS with enough
+    readers to mean anything: at least READERSHIP_MOST_READ_MIN_ARTICLES articles of at
+    least READERSHIP_MOST_READ_MIN_READERS readers each. (None, []) otherwise. Readers,
+    not views: a client's 800 views of three stories were three stories on top of every
+    page; they are one reader of each."""
     size = settings.READERSHIP_MOST_READ_SIZE
     for days in PERIODS:
         rows = [
-            (article.pk, views)
-            for article, views, _ in figures.most_read(days, size)
-            if views >= settings.READERSHIP_MOST_READ_MIN_VIEWS
+            (article.pk, readers)
+            for article, _, readers in figures.most_read(days, size)
+            if readers >= settings.READERSHIP_MOST_READ_MIN_READERS
         ]
         if len(rows) >= settings.READERSHIP_MOST_READ_MIN_ARTICLES:
             return days, rows
@@ -59,8 +61,8 @@ def refresh():
         return False
     MostRead.objects.all().delete()
     MostRead.objects.bulk_create(
-        MostRead(rank=rank, article_id=pk, views=views, days=days)
-        for rank, (pk, views) in enumerate(rows, start=1)
+        MostRead(rank=rank, article_id=pk, readers=readers, days=days)
+        for rank, (pk, readers) in enumerate(rows, start=1)
     )
     on_commit(lambda: purge({MOST_READ()}))
     return True

@@ -85,11 +85,13 @@ def test_a_view_is_counted_once_after_folding(client, article):
     assert figures(article) == (1, 1)  # and folding again adds nothing
 
 
-def test_the_same_browser_the_same_day_is_one_visitor(client, article):
-    for _ in range(3):
+def test_the_same_browser_the_same_day_is_one_visitor(client, article, time_machine):
+    time_machine.move_to(timezone.now().replace(hour=9, minute=0), tick=False)
+    for hour in (9, 10, 11):
+        time_machine.move_to(timezone.now().replace(hour=hour))
         send(client, article.get_absolute_url())
         fold()
-    assert figures(article) == (3, 1)
+    assert figures(article) == (3, 1)  # a view an hour, one reader
 
 
 def test_another_address_or_browser_is_another_visitor(client, article):
@@ -183,8 +185,9 @@ def test_a_reader_asking_not_to_be_tracked_counts_in_views_never_in_visitors(cli
 
 def test_one_address_is_counted_up_to_the_minutes_limit(client, article, settings):
     settings.READERSHIP_PER_MINUTE = 3
-    for _ in range(5):
-        assert send(client, article.get_absolute_url()).status_code == 204
+    for n in range(5):  # five browsers behind one address
+        browser = {**BROWSER, "User-Agent": f"Firefox/14{n}.0"}
+        assert send(client, article.get_absolute_url(), headers=browser).status_code == 204
     send(client, article.get_absolute_url(), address="198.51.100.4")
     assert figures(article)[0] == 4
 
@@ -229,7 +232,7 @@ def test_views_are_counted_by_source(client, article, referrer, source):
 
 def test_a_link_from_the_newsletter_counts_as_the_newsletter_whatever_the_referrer(client, article):
     send(client, article.get_absolute_url(), referrer="https://mail.google.com/", via="newsletter")
-    send(client, article.get_absolute_url(), via="newsletter")
+    send(client, article.get_absolute_url(), via="newsletter", address="198.51.100.4")
     fold()
     assert list(SourceHour.objects.values_list("source", "views")) == [("Newsletter", 2)]
 
@@ -265,15 +268,15 @@ def test_the_about_page_is_linked_from_every_pages_footer(client, article):
 
 def test_the_command_folds_what_waits_and_prints_the_most_read(client, article):
     other = ArticleFactory(title="Rust 1.90 ships")
-    for _ in range(2):
-        send(client, article.get_absolute_url(), referrer="https://www.google.com/")
+    for address in ("203.0.113.7", "198.51.100.4"):
+        send(client, article.get_absolute_url(), "https://www.google.com/", address=address)
     send(client, other.get_absolute_url())
     out = StringIO()
     call_command("readership", "--days", "1", "--json", stdout=out)
     data = json.loads(out.getvalue())
     assert data["articles"] == [
         {"path": article.get_absolute_url(), "title": "Python 3.14 ships", "views": 2,
-         "visitors": 1},
+         "visitors": 2},
         {"path": other.get_absolute_url(), "title": "Rust 1.90 ships", "views": 1,
          "visitors": 1},
     ]  # fmt: skip

@@ -65,13 +65,13 @@ def test_the_dashboard_shows_each_periods_most_read_totals_and_sources(editor):
     read(month, 90, hours_ago=24 * 20, source="lwn.net")
     html = editor.get(HOME).content.decode()
     assert period(html, "Today").startswith("40 views · 30 readers")
-    assert "Today's 40 views" in period(html, "Today")
+    assert "Today's 30 readers · 40 views" in period(html, "Today")
     assert "This week's" not in period(html, "Today")
     seven = period(html, "Last 7 days")
     assert seven.startswith("110 views") and seven.index("This week's") < seven.index("Today's")
     assert "From: Newsletter (70), Search engines (40)" in seven
     thirty = period(html, "Last 30 days")
-    assert thirty.startswith("200 views") and "Old 90 views" in thirty
+    assert thirty.startswith("200 views") and "Old 90 readers · 90 views" in thirty
     assert change_url(month) in html
 
 

@@ -5,9 +5,11 @@ counts are tests/test_readership.py's; these check that nothing is lost or count
 twice on the way."""
 
 import shutil
+from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 from redis import Redis
 from redis.exceptions import LockNotOwnedError, RedisError
 
@@ -83,9 +85,9 @@ def test_what_is_not_counted_is_not_pushed(client, article, redis_cache):
 
 def test_the_per_minute_limit_is_shared_through_redis(client, article, settings):
     settings.READERSHIP_PER_MINUTE = 2
-    for _ in range(4):
-        send(client, article.get_absolute_url())
-    assert figures(article) == (2, 1)
+    for n in range(4):  # four browsers behind one address
+        send(client, article.get_absolute_url(), headers={**BROWSER, "User-Agent": f"Firefox/{n}"})
+    assert figures(article) == (2, 2)
 
 
 def test_a_beacon_received_while_a_fold_runs_is_counted_by_the_next_fold(
@@ -200,3 +202,18 @@ def test_while_redis_is_down_a_beacon_is_answered_alike_and_not_counted(client, 
     finally:
         redis.start()
     assert figures(article) == (0, 0)
+
+
+def test_through_redis_a_view_counts_once_an_hour_and_a_scripts_nowhere(client, time_machine):
+    """Issue 44: the rules of tests/test_most_read_clients.py hold when the beacons wait
+    in Redis, whichever process pushed them, across folds."""
+    hour = timezone.now().replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    time_machine.move_to(hour, tick=True)  # all in one hour, and one minute
+    read, pushed = ArticleFactory(), ArticleFactory()
+    for _ in range(2):  # one reader, two folds: what was counted is in the database
+        send(client, read.get_absolute_url())
+        send(client, read.get_absolute_url())
+        folding.fold()
+    for _ in range(folding.PERSON_PER_MINUTE + 1):
+        send(client, pushed.get_absolute_url(), address="198.51.100.4")
+    assert (figures(read), figures(pushed)) == ((1, 1), (0, 0))

@@ -542,10 +542,10 @@ READERSHIP_PER_MINUTE = int(os.environ.get("READERSHIP_PER_MINUTE", "600"))
 READERSHIP_BUFFER_SIZE = int(os.environ.get("READERSHIP_BUFFER_SIZE", "200"))
 READERSHIP_BUFFER_SECONDS = float(os.environ.get("READERSHIP_BUFFER_SECONDS", "5"))
 # "Most read" on the home page and beside articles: at most READERSHIP_MOST_READ_SIZE
-# stories of the last day (the last week while a day has too few views), shown only when
-# READERSHIP_MOST_READ_MIN_ARTICLES of them have READERSHIP_MOST_READ_MIN_VIEWS views.
+# stories of the last day (the last week while a day has too few readers), shown only when
+# READERSHIP_MOST_READ_MIN_ARTICLES of them have READERSHIP_MOST_READ_MIN_READERS readers.
 READERSHIP_MOST_READ_SIZE = int(os.environ.get("READERSHIP_MOST_READ_SIZE", "5"))
-READERSHIP_MOST_READ_MIN_VIEWS = int(os.environ.get("READERSHIP_MOST_READ_MIN_VIEWS", "20"))
+READERSHIP_MOST_READ_MIN_READERS = int(os.environ.get("READERSHIP_MOST_READ_MIN_READERS", "20"))
 READERSHIP_MOST_READ_MIN_ARTICLES = int(os.environ.get("READERSHIP_MOST_READ_MIN_ARTICLES", "3"))
 # Sending: messages per batch (one SMTP connection each), and at most this many an hour
 # over all batches (0: as fast as the workers go; a provider's limit otherwise).

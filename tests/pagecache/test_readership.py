@@ -24,9 +24,10 @@ def test_a_view_of_a_cached_page_is_counted(reader, committed, later):
     page = reader.get(url).content.decode()
     assert "js/beacon.js" in page
     body = json.dumps({"p": url, "r": "", "w": "s"})
-    for _ in range(2):
+    for n in range(2):  # two readers
+        browser = {**BROWSER, "User-Agent": f"{BROWSER['User-Agent']} reader{n}"}
         response = reader.post(
-            "/readership/beacon/", body, content_type="text/plain", headers=BROWSER
+            "/readership/beacon/", body, content_type="text/plain", headers=browser
         )
         assert response.status_code == 204
     fold()
