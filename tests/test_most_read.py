@@ -44,7 +44,7 @@ def test_the_most_read_are_listed_on_the_home_page_most_viewed_first(client, sto
 def test_too_few_views_to_mean_anything_show_no_list(client, stories):
     read(stories[0], 500)
     read(stories[1], 400)
-    read(stories[2], 19)  # under READERSHIP_MOST_READ_MIN_VIEWS: two stories is no ranking
+    read(stories[2], 19)  # under READERSHIP_MOST_READ_MIN_READERS: two stories is no ranking
     most_read.refresh()
     home = client.get("/").content.decode()
     assert "Most read" not in home and not MostRead.objects.exists()
