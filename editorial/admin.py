@@ -700,11 +700,13 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         """Note that this editor has the article open; say who else has."""
         if request.method != "POST":
             return HttpResponse(status=405)
-        article = self._article_for(request, object_id)
         if request.POST.get("leave"):
             # The page is closing (sent as a beacon on pagehide): nobody waits for this.
-            keeping.leave(request.user, article)
+            # No permission asked: one's own presence always ends, also on an article
+            # published while it was open (read-only to a writer since).
+            keeping.leave(request.user, object_id)
             return HttpResponse(status=204)
+        article = self._article_for(request, object_id)
         return JsonResponse({"others": keeping.describe(keeping.here(request.user, article))})
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):

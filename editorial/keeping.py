@@ -60,9 +60,9 @@ def here(user, article):
     return others_here(user, article)
 
 
-def leave(user, article):
-    """``user`` closed the article's page."""
-    Presence.objects.filter(user=user, article=article).delete()
+def leave(user, article_id):
+    """``user`` closed the page of the article ``article_id``."""
+    Presence.objects.filter(user=user, article=article_id).delete()
 
 
 def others_here(user, article):

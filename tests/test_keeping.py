@@ -127,3 +127,15 @@ def test_a_closed_page_leaves_at_once_and_a_silent_one_within_25_seconds(eddie, 
         seen_at=timezone.now() - timedelta(seconds=26)
     )
     assert edna.post(presence).json()["others"] == []
+
+
+def test_a_writer_leaves_an_article_published_while_they_had_it_open(eddie, django_user_model):
+    wendy = login(django_user_model, "wendy", "Writers")
+    article = ArticleFactory(title="Story", draft=True)
+    presence = reverse("admin:news_article_presence", args=[article.pk])
+    wendy.post(presence)
+    assert eddie.post(presence).json()["others"][0]["name"] == "wendy"
+    article.status = article.Status.PUBLISHED
+    article.save()  # read-only to wendy from now on
+    assert wendy.post(presence, {"leave": "1"}).status_code == 204  # her tab closes
+    assert eddie.post(presence).json()["others"] == []
