@@ -67,7 +67,7 @@ from rq.worker_registration import get_keys
 from metrics.registry import TASKS
 
 from . import schedule
-from .worker import ABANDONED, SCHEDULE_EVERY, Stop, WorkerLost, retry_delay
+from .worker import ABANDONED, SCHEDULE_EVERY, Stop, WorkerLost, done_level, retry_delay
 
 logger = logging.getLogger("background")
 
@@ -398,7 +398,7 @@ class RedisWorker(SimpleWorker):
             self.next_schedule = time.monotonic() + 5
             return
         if queued:
-            logger.info("%s: queued the periodic %s", self.name, ", ".join(queued))
+            logger.debug("%s: queued the periodic %s", self.name, ", ".join(queued))
         self.next_schedule = time.monotonic() + SCHEDULE_EVERY
 
     def enqueue_due(self):
@@ -526,7 +526,8 @@ class RedisWorker(SimpleWorker):
     def handle_job_success(self, job, queue, started_job_registry):
         super().handle_job_success(job, queue, started_job_registry)
         TASKS.labels(task_path(job), "succeeded").inc()
-        logger.info("%s: task %s (%s) done", self.name, job.id, task_path(job))
+        path = task_path(job)
+        logger.log(done_level(path), "%s: task %s (%s) done", self.name, job.id, path)
 
     def back_to_queue(self, job, queue):
         """A task cut short by a shutdown: due again at once, the try not counted."""

@@ -104,6 +104,12 @@ class Stop(BaseException):
     task's own ``except Exception`` does not keep it running)."""
 
 
+def done_level(path):
+    """How loud "done" is: a periodic task's success, every minute or so, would bury
+    what else the log says, so it is said only at DEBUG (run_worker -v 2)."""
+    return logging.DEBUG if path in schedule.periodic_task_paths() else logging.INFO
+
+
 def retry_delay(attempt):
     """Seconds to wait after the ``attempt``-th try failed."""
     return min(settings.SKILLO_TASK_RETRY_DELAY * 2 ** (attempt - 1), 3600)
@@ -195,7 +201,9 @@ class Worker:
                 if time.monotonic() >= next_schedule:
                     queued = schedule.queue_due()
                     if queued:
-                        logger.info("%s: queued the periodic %s", self.worker_id, ", ".join(queued))
+                        logger.debug(
+                            "%s: queued the periodic %s", self.worker_id, ", ".join(queued)
+                        )
                     next_schedule = time.monotonic() + SCHEDULE_EVERY
                 ran = self.run_one()
             except DatabaseError as error:
@@ -287,7 +295,11 @@ class Worker:
         else:
             row.set_successful(value)
             TASKS.labels(row.task_path, "succeeded").inc()
-            logger.info("%s: task %s (%s) done", self.worker_id, row.id, row.task_name)
+            logger.log(
+                done_level(row.task_path),
+                "%s: task %s (%s) done",
+                self.worker_id, row.id, row.task_name,
+            )  # fmt: skip
         self.ran += 1
         # The task cannot be loaded (gone, or not a task): it failed above, saying so.
         with contextlib.suppress(Exception):

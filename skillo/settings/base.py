@@ -503,6 +503,16 @@ SKILLO_PERIODIC_TASKS = {
     "forget-ended-rate-windows": ("ratelimits.tasks.forget_ended_windows", timedelta(hours=1)),
 }
 
+# Logging: Django's defaults (with DEBUG on, its INFO lines on the console), less Django's
+# own two lines for each task run (started, ended): the worker says one itself, and only
+# at DEBUG (run_worker -v 2) for a periodic task that ended well (background.worker).
+# Failures are still said, by both.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "loggers": {"django.tasks": {"level": "WARNING"}},
+}
+
 # Who may read /metrics/ (Prometheus): addresses or networks, comma-separated; the
 # reader's address as skillo.proxy sees it behind TRUSTED_PROXY_COUNT proxies.
 METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES", ["127.0.0.1", "::1"])

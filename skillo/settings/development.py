@@ -10,6 +10,7 @@ from .base import *  # noqa: F403
 if importlib.util.find_spec("factory") is not None:
     INSTALLED_APPS = [*INSTALLED_APPS, "devdata"]  # noqa: F405
 
-# Workflow mails on the console of `make run`, unless EMAIL_BACKEND says otherwise.
+# Mails on the console of `make run`'s worker, decoded (a link prints whole), unless
+# EMAIL_BACKEND says otherwise.
 if "EMAIL_BACKEND" not in os.environ:
-    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    MAILERS = {"default": {"BACKEND": "background.mail.EmailBackend"}}

@@ -32,14 +32,14 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, queues, interval, max_tasks, batch, worker_id, verbosity, **options):
-        # What the worker does, on its standard error: a line per task (verbosity 1),
-        # only problems at 0.
+        # What the worker does, on its standard error: a line per task (verbosity 1), the
+        # periodic tasks that ended well too (2), only problems at 0.
         logger = logging.getLogger("background")
         if not logger.handlers:
             handler = logging.StreamHandler()
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
             logger.addHandler(handler)
-        logger.setLevel(logging.INFO if verbosity else logging.WARNING)
+        logger.setLevel({0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG))
         worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
         worker_class = Worker
         if redis_backend() is not None:
