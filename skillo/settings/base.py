@@ -8,18 +8,63 @@ key and SQLite in the project folder (skillo.settings.development). Production
 import os
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+# What env_bool reads as on and off; anything else stops the start, naming the variable.
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off"}
 
 
 def env_bool(name, default):
     value = os.environ.get(name)
     if value is None or value == "":
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    word = value.strip().lower()
+    if word not in TRUE | FALSE:
+        # A typo ("ture", "flase") would otherwise turn a setting off without a word.
+        raise ImproperlyConfigured(
+            f"{name}: {value!r} is neither true nor false (use true or false)"
+        )
+    return word in TRUE
+
+
+def env_int(name, default):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"{name}: {value!r} is not a whole number (like {default})"
+        ) from None
+
+
+def env_float(name, default):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}: {value!r} is not a number (like {default})") from None
+
+
+def env_time_zone(name, default):
+    value = os.environ.get(name, "").strip() or default
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{name}: {value!r} is not a time zone of the tz database (like UTC or Europe/Paris)"
+        ) from None
+    return value
 
 
 def env_list(name, default):
@@ -30,8 +75,6 @@ def env_list(name, default):
 def provider_rates(value):
     """ "gmail.com,googlemail.com=20000 yahoo.com=5000": [(("gmail.com",
     "googlemail.com"), 20000), (("yahoo.com",), 5000)]."""
-    from django.core.exceptions import ImproperlyConfigured
-
     rates, seen = [], set()
     for item in value.split():
         domains, _, rate = item.partition("=")
@@ -127,15 +170,15 @@ AUTHENTICATION_BACKENDS = [
 ]
 # Admin login lockout: ten wrong passwords for one account from one address lock that
 # pair out for a quarter of an hour (the right password included).
-AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 # Behind reverse proxies, how many of them append to X-Forwarded-For: lockouts then
 # follow the reader's address rather than the proxy's. With 0 (no proxy) the header is
 # ignored, since a client can write anything in it.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 AXES_CLIENT_IP_CALLABLE = "skillo.proxy.client_address"
 # An expired or missing CSRF token gets the site's 403 page, saying what to do.
 CSRF_FAILURE_VIEW = "skillo.errors.csrf_failure"
@@ -181,15 +224,24 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "skillo.wsgi.application"
 
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
-        # A kept connection is tested before a request reuses it, so one broken by a
-        # database restart is replaced instead of failing that request (skillo.outage).
-        conn_health_checks=True,
-    )
-}
+try:
+    DATABASES = {
+        "default": dj_database_url.config(
+            default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+            conn_max_age=env_int("CONN_MAX_AGE", 0),
+            # A kept connection is tested before a request reuses it, so one broken by a
+            # database restart is replaced instead of failing that request (skillo.outage).
+            conn_health_checks=True,
+        )
+    }
+except ValueError as error:
+    # Not the address itself: it may hold the database's password.
+    scheme = os.environ.get("DATABASE_URL", "").partition("://")[0]
+    raise ImproperlyConfigured(
+        f"DATABASE_URL: cannot be read as a database address ({type(error).__name__}, "
+        f"scheme {scheme!r}); use sqlite:////path/to/db.sqlite3 or "
+        "postgres://user:password@host:5432/name"
+    ) from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serving several processes (docs/operations.md, "SQLite or PostgreSQL"):
     # - write-ahead logging: readers never wait for a writer, nor a writer for readers;
@@ -204,11 +256,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # - a page cache of SQLITE_CACHE_MB per connection instead of SQLite's 2 MB: with
     #   the connection kept (CONN_MAX_AGE, on in production), the pages a request reads
     #   stay in the process for the next, instead of being read from the file again.
-    cache_kib = int(os.environ.get("SQLITE_CACHE_MB", "64")) * 1024
+    cache_kib = env_int("SQLITE_CACHE_MB", 64) * 1024
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "transaction_mode": "IMMEDIATE",
-            "timeout": float(os.environ.get("SQLITE_BUSY_TIMEOUT", "20")),
+            "timeout": env_float("SQLITE_BUSY_TIMEOUT", 20.0),
             "init_command": (
                 f"PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-{cache_kib};"
             ),
@@ -240,8 +292,6 @@ def cache_from_url(url):
             "LOCATION": url.partition("://")[2] or "skillo",
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
-    from django.core.exceptions import ImproperlyConfigured
-
     raise ImproperlyConfigured(
         f"CACHE_URL: unsupported cache {url!r} (use locmem://, redis:// or dummy://)"
     )
@@ -260,7 +310,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # The site's one language code: the pages' lang, the feeds', JSON-LD's inLanguage.
 LANGUAGE_CODE = "en"
-TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
+TIME_ZONE = env_time_zone("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
@@ -319,8 +369,8 @@ SKILLO_RELEASE = os.environ.get("SKILLO_RELEASE", "")
 # Whole-page cache for anonymous readers (the pagecache app): how long a CDN or proxy in
 # front may keep a page, and whether Skillo keeps pages itself.
 SKILLO_PAGE_CACHE = env_bool("PAGE_CACHE", True)
-SKILLO_PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", "3600"))
-SKILLO_CDN_MAX_AGE = int(os.environ.get("CDN_MAX_AGE", "60"))
+SKILLO_PAGE_CACHE_TIMEOUT = env_int("PAGE_CACHE_TIMEOUT", 3600)
+SKILLO_CDN_MAX_AGE = env_int("CDN_MAX_AGE", 60)
 # The response headers naming a cached page's dependency keys, for a cache in front that
 # purges by key: `xkey` for Varnish (deploy/varnish), `Surrogate-Key` for Fastly,
 # `Cache-Tag` for Cloudflare (comma-separated keys); several, comma-separated; "off": none.
@@ -330,12 +380,12 @@ SKILLO_SURROGATE_KEY_HEADERS = env_list("SURROGATE_KEY_HEADERS", ["xkey"])
 # Varnish must accept purges from this server (the purgers ACL, deploy/varnish).
 SKILLO_VARNISH_PURGE_URLS = env_list("VARNISH_PURGE_URLS", [])
 # Seconds a purge waits for a Varnish before it is kept and sent again later.
-SKILLO_VARNISH_PURGE_TIMEOUT = float(os.environ.get("VARNISH_PURGE_TIMEOUT", "1"))
+SKILLO_VARNISH_PURGE_TIMEOUT = env_float("VARNISH_PURGE_TIMEOUT", 1.0)
 # How long a Varnish that gets purges keeps a page (Surrogate-Control, read by the VCL
 # and never passed on): it hears of every change, so it may keep pages longer than the
 # CDN_MAX_AGE meant for caches that do not. Still capped by the next scheduled
 # publication; sent only with VARNISH_PURGE_URLS set.
-SKILLO_VARNISH_MAX_AGE = int(os.environ.get("VARNISH_MAX_AGE", "3600"))
+SKILLO_VARNISH_MAX_AGE = env_int("VARNISH_MAX_AGE", 3600)
 
 # The content API (the api app, docs/api.md). Tokens only (no session: a browser's
 # cookies never reach it); JSON only. Anonymous clients are limited per address, tokens
@@ -425,20 +475,20 @@ SKILLO_FEDIVERSE_SITE_NAME = os.environ.get("FEDIVERSE_SITE_NAME", "news")
 SKILLO_FEDIVERSE_SITE_TITLE = os.environ.get("FEDIVERSE_SITE_TITLE", "Skillo")
 SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
 # A signed request's Date (or created time) must be this close to now, in seconds.
-SKILLO_FEDIVERSE_SIGNATURE_WINDOW = int(os.environ.get("FEDIVERSE_SIGNATURE_WINDOW", "300"))
+SKILLO_FEDIVERSE_SIGNATURE_WINDOW = env_int("FEDIVERSE_SIGNATURE_WINDOW", 300)
 # Inboxes refuse bodies over this many bytes, and instances sending more activities a
 # minute than this (per host name, to the whole site) get 429.
-SKILLO_FEDIVERSE_MAX_ACTIVITY = int(os.environ.get("FEDIVERSE_MAX_ACTIVITY", str(256 * 1024)))
-SKILLO_FEDIVERSE_RATE_PER_MINUTE = int(os.environ.get("FEDIVERSE_RATE_PER_MINUTE", "300"))
+SKILLO_FEDIVERSE_MAX_ACTIVITY = env_int("FEDIVERSE_MAX_ACTIVITY", 256 * 1024)
+SKILLO_FEDIVERSE_RATE_PER_MINUTE = env_int("FEDIVERSE_RATE_PER_MINUTE", 300)
 # A server failing this many deliveries in a row is backed off (hours, doubling, at most
 # BACKOFF_DAYS); failing for GIVE_UP_DAYS it is no longer tried until heard from.
-SKILLO_FEDIVERSE_INSTANCE_FAILURES = int(os.environ.get("FEDIVERSE_INSTANCE_FAILURES", "10"))
-SKILLO_FEDIVERSE_BACKOFF_DAYS = int(os.environ.get("FEDIVERSE_BACKOFF_DAYS", "2"))
-SKILLO_FEDIVERSE_GIVE_UP_DAYS = int(os.environ.get("FEDIVERSE_GIVE_UP_DAYS", "7"))
+SKILLO_FEDIVERSE_INSTANCE_FAILURES = env_int("FEDIVERSE_INSTANCE_FAILURES", 10)
+SKILLO_FEDIVERSE_BACKOFF_DAYS = env_int("FEDIVERSE_BACKOFF_DAYS", 2)
+SKILLO_FEDIVERSE_GIVE_UP_DAYS = env_int("FEDIVERSE_GIVE_UP_DAYS", 7)
 
-SKILLO_PAGE_SIZE = int(os.environ.get("SKILLO_PAGE_SIZE", "20"))
+SKILLO_PAGE_SIZE = env_int("SKILLO_PAGE_SIZE", 20)
 # Published articles whose facts were verified longer ago than this are queued for review.
-SKILLO_FACTS_MAX_AGE_MONTHS = int(os.environ.get("SKILLO_FACTS_MAX_AGE_MONTHS", "12"))
+SKILLO_FACTS_MAX_AGE_MONTHS = env_int("SKILLO_FACTS_MAX_AGE_MONTHS", 12)
 # Whether a story is e-mailed to the newsletter's subscribers when it is published: the
 # workflow bar's first choice ("Publish and send" or "Publish"), and the rule for stories
 # published another way (bulk actions, imports). docs/operations.md.
@@ -455,8 +505,6 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 TASKS_URL = os.environ.get("TASKS_URL", "")
 if TASKS_URL:
     if TASKS_URL.partition("://")[0] not in {"redis", "rediss", "unix"}:
-        from django.core.exceptions import ImproperlyConfigured
-
         raise ImproperlyConfigured(
             f"TASKS_URL: unsupported queue {TASKS_URL!r} (use redis:// or rediss://)"
         )
@@ -468,14 +516,14 @@ if TASKS_URL:
         }
     }
 # A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
-SKILLO_TASK_RETRY_DELAY = float(os.environ.get("TASK_RETRY_DELAY", "30"))
-SKILLO_TASK_MAX_ATTEMPTS = int(os.environ.get("TASK_MAX_ATTEMPTS", "5"))
+SKILLO_TASK_RETRY_DELAY = env_float("TASK_RETRY_DELAY", 30.0)
+SKILLO_TASK_MAX_ATTEMPTS = env_int("TASK_MAX_ATTEMPTS", 5)
 # A task whose worker has been silent this long (seconds) is taken to have lost it.
-SKILLO_TASK_LEASE = int(os.environ.get("TASK_LEASE", "60"))
+SKILLO_TASK_LEASE = env_int("TASK_LEASE", 60)
 # How long a stopping worker lets its running task finish.
-SKILLO_TASK_SHUTDOWN_TIMEOUT = int(os.environ.get("TASK_SHUTDOWN_TIMEOUT", "60"))
+SKILLO_TASK_SHUTDOWN_TIMEOUT = env_int("TASK_SHUTDOWN_TIMEOUT", 60)
 # Tasks that ended well are forgotten after this many days (failed ones are kept).
-SKILLO_TASK_RESULTS_DAYS = int(os.environ.get("TASK_RESULTS_DAYS", "7"))
+SKILLO_TASK_RESULTS_DAYS = env_int("TASK_RESULTS_DAYS", 7)
 # Queued by the workers when due (background.schedule): name -> (task, how often).
 SKILLO_PERIODIC_TASKS = {
     "prune-task-results": ("background.tasks.prune_results", timedelta(days=1)),
@@ -524,7 +572,7 @@ MAILERS = {
         "BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"),
         "OPTIONS": {
             "host": os.environ.get("EMAIL_HOST", "localhost"),
-            "port": int(os.environ.get("EMAIL_PORT", "25")),
+            "port": env_int("EMAIL_PORT", 25),
             "username": os.environ.get("EMAIL_HOST_USER", ""),
             "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
             "use_tls": env_bool("EMAIL_USE_TLS", False),
@@ -538,9 +586,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Skillo newsroom <news
 # confirmation link works, and how many sign-ups one address (mails a day) and one
 # client address (form posts an hour: an office shares one) may make.
 NEWSLETTER_FROM_EMAIL = os.environ.get("NEWSLETTER_FROM_EMAIL", DEFAULT_FROM_EMAIL)
-NEWSLETTER_CONFIRM_HOURS = int(os.environ.get("NEWSLETTER_CONFIRM_HOURS", "48"))
-NEWSLETTER_SIGNUPS_PER_ADDRESS = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_ADDRESS", "3"))
-NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIENT", "30"))
+NEWSLETTER_CONFIRM_HOURS = env_int("NEWSLETTER_CONFIRM_HOURS", 48)
+NEWSLETTER_SIGNUPS_PER_ADDRESS = env_int("NEWSLETTER_SIGNUPS_PER_ADDRESS", 3)
+NEWSLETTER_SIGNUPS_PER_CLIENT = env_int("NEWSLETTER_SIGNUPS_PER_CLIENT", 30)
 
 # Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
 # sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are
@@ -548,23 +596,23 @@ NEWSLETTER_SIGNUPS_PER_CLIENT = int(os.environ.get("NEWSLETTER_SIGNUPS_PER_CLIEN
 # process writes the views it has received in batches: when READERSHIP_BUFFER_SIZE have
 # come or the oldest is READERSHIP_BUFFER_SECONDS old.
 READERSHIP_COUNTING = env_bool("READERSHIP", True)
-READERSHIP_PER_MINUTE = int(os.environ.get("READERSHIP_PER_MINUTE", "600"))
-READERSHIP_BUFFER_SIZE = int(os.environ.get("READERSHIP_BUFFER_SIZE", "200"))
-READERSHIP_BUFFER_SECONDS = float(os.environ.get("READERSHIP_BUFFER_SECONDS", "5"))
+READERSHIP_PER_MINUTE = env_int("READERSHIP_PER_MINUTE", 600)
+READERSHIP_BUFFER_SIZE = env_int("READERSHIP_BUFFER_SIZE", 200)
+READERSHIP_BUFFER_SECONDS = env_float("READERSHIP_BUFFER_SECONDS", 5.0)
 # "Most read" on the home page and beside articles: at most READERSHIP_MOST_READ_SIZE
 # stories of the last day (the last week while a day has too few readers), shown only when
 # READERSHIP_MOST_READ_MIN_ARTICLES of them have READERSHIP_MOST_READ_MIN_READERS readers.
-READERSHIP_MOST_READ_SIZE = int(os.environ.get("READERSHIP_MOST_READ_SIZE", "5"))
-READERSHIP_MOST_READ_MIN_READERS = int(os.environ.get("READERSHIP_MOST_READ_MIN_READERS", "20"))
-READERSHIP_MOST_READ_MIN_ARTICLES = int(os.environ.get("READERSHIP_MOST_READ_MIN_ARTICLES", "3"))
+READERSHIP_MOST_READ_SIZE = env_int("READERSHIP_MOST_READ_SIZE", 5)
+READERSHIP_MOST_READ_MIN_READERS = env_int("READERSHIP_MOST_READ_MIN_READERS", 20)
+READERSHIP_MOST_READ_MIN_ARTICLES = env_int("READERSHIP_MOST_READ_MIN_ARTICLES", 3)
 # Sending: messages per batch (one SMTP connection each), and at most this many an hour
 # over all batches (0: as fast as the workers go; a provider's limit otherwise).
 # Digests: at this hour of the newsroom's time zone, weekly ones on this day (0 Monday).
-NEWSLETTER_TIME_ZONE = os.environ.get("NEWSLETTER_TIME_ZONE", TIME_ZONE)
-NEWSLETTER_DIGEST_HOUR = int(os.environ.get("NEWSLETTER_DIGEST_HOUR", "7"))
-NEWSLETTER_WEEKLY_DAY = int(os.environ.get("NEWSLETTER_WEEKLY_DAY", "0"))
+NEWSLETTER_TIME_ZONE = env_time_zone("NEWSLETTER_TIME_ZONE", TIME_ZONE)
+NEWSLETTER_DIGEST_HOUR = env_int("NEWSLETTER_DIGEST_HOUR", 7)
+NEWSLETTER_WEEKLY_DAY = env_int("NEWSLETTER_WEEKLY_DAY", 0)
 # Temporary delivery failures in a row that count as a bounce.
-NEWSLETTER_SOFT_BOUNCES = int(os.environ.get("NEWSLETTER_SOFT_BOUNCES", "3"))
+NEWSLETTER_SOFT_BOUNCES = env_int("NEWSLETTER_SOFT_BOUNCES", 3)
 # A provider's API instead of SMTP: EMAIL_BACKEND=anymail.backends.postmark.EmailBackend
 # (or amazon_ses, mailgun, resend, brevo...), its key in ANYMAIL_*; its bounce and
 # complaint webhooks at /anymail/<provider>/tracking/, behind this user:password.
@@ -579,8 +627,8 @@ ANYMAIL = {
     }.items()
     if value
 }
-NEWSLETTER_BATCH_SIZE = int(os.environ.get("NEWSLETTER_BATCH_SIZE", "200"))
-NEWSLETTER_MAX_PER_HOUR = int(os.environ.get("NEWSLETTER_MAX_PER_HOUR", "0"))
+NEWSLETTER_BATCH_SIZE = env_int("NEWSLETTER_BATCH_SIZE", 200)
+NEWSLETTER_MAX_PER_HOUR = env_int("NEWSLETTER_MAX_PER_HOUR", 0)
 # The mailbox providers that take only so much an hour from one sender, each under its
 # own limit as well as the one above: "gmail.com,googlemail.com=20000 yahoo.com=5000".
 NEWSLETTER_MAX_PER_HOUR_AT = provider_rates(os.environ.get("NEWSLETTER_MAX_PER_HOUR_AT", ""))

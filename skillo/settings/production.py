@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
 
 from .base import *  # noqa: F403
-from .base import env_bool, env_list, site_url_problem
+from .base import env_bool, env_int, env_list, site_url_problem
 
 DEBUG = env_bool("DEBUG", False)
 
@@ -17,9 +17,13 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     raise ImproperlyConfigured("Set SECRET_KEY to a random string of at least 50 characters.")
 if SECRET_KEY.startswith("django-insecure"):
+    # Whatever its length: the prefix is Django's mark for throwaway keys (startproject's,
+    # this project's development settings), kept in the code where anybody reads them.
     raise ImproperlyConfigured(
-        "Set SECRET_KEY to a random string of at least 50 characters: one starting with "
-        "'django-insecure' is a development key, published with the code that made it."
+        "SECRET_KEY starts with 'django-insecure', Django's prefix for development keys, "
+        "which are published with the code that made them: set a random string of at "
+        'least 50 characters made for this site (python -c "import secrets; '
+        'print(secrets.token_urlsafe(50))").'
     )
 if len(SECRET_KEY) < 50:
     raise ImproperlyConfigured(
@@ -68,7 +72,7 @@ WHITENOISE_KEEP_ONLY_HASHED_FILES = True
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SESSION_COOKIE_SECURE = True
