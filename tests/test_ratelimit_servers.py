@@ -117,3 +117,44 @@ def test_an_address_has_the_readership_limit_of_views_once_across_every_process(
     with contextlib.closing(sqlite3.connect(folder / "db.sqlite3")) as database:
         (counted,) = database.execute("SELECT count(*) FROM readership_beacon").fetchone()
     assert counted == LIMIT
+
+
+def manage(folder, *args):
+    """A manage.py command on the site's database, its output."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+    }
+    env.pop("CACHE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    return done.stdout.decode()
+
+
+def test_one_readers_views_are_one_view_whichever_process_takes_them(site):
+    """Issue 44: a view counts once per visitor, article and hour, however the three
+    processes shared the beacons and however many folds fold them (readership.folding
+    keeps what it counted in the database). Before, each beacon was a view."""
+    app, folder = site
+    manage(folder, "readership")  # the other tests' beacons, of no article yet: dropped
+    story = "from tests.factories import ArticleFactory; ArticleFactory(title='Any story')"
+    manage(folder, "shell", "-c", story)
+    body = json.dumps({"p": ARTICLE_PATH, "r": "", "w": "l"})
+    headers = {**BROWSER, "Content-Type": "text/plain;charset=UTF-8"}
+
+    def reads(count):
+        with ThreadPoolExecutor(THREADS) as pool:
+            return list(
+                pool.map(
+                    lambda _: send(app, "POST", "/readership/beacon/", "192.0.2.44", body, headers),
+                    range(count),
+                )
+            )
+
+    assert reads(LIMIT // 2) == [204] * (LIMIT // 2)
+    manage(folder, "readership")  # a fold between: the periodic one, every minute
+    assert reads(LIMIT // 4) == [204] * (LIMIT // 4)
+    [read] = json.loads(manage(folder, "readership", "--json"))["articles"]
+    assert (read["views"], read["visitors"]) == (1, 1)
