@@ -6,7 +6,7 @@ and arrive in the admin with that role and their author profile."""
 from datetime import timedelta
 
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -19,6 +19,7 @@ from .tasks import send_workflow_mail
 from .tokens import digest, new_token
 
 DAYS = 7
+PROFILE_TRIES = 10
 
 
 def waiting_for(email):
@@ -90,6 +91,14 @@ def accept(invitation, user):
     invitation.user = user
     invitation.save(update_fields=["user"])
     name = user.get_full_name() or user.get_username()
-    Author.objects.create(
-        name=name, slug=free_slug(slug_from_title(name, fallback="author")), user=user
-    )
+    base = slug_from_title(name, fallback="author")
+    # Two people of one name joining at the same moment find the same free address; the
+    # one whose profile is saved second tries the next (each failed try means another's
+    # was saved, so this ends).
+    for _ in range(PROFILE_TRIES - 1):
+        try:
+            with transaction.atomic():
+                return Author.objects.create(name=name, slug=free_slug(base), user=user)
+        except IntegrityError:
+            pass
+    return Author.objects.create(name=name, slug=free_slug(base), user=user)

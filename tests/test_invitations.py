@@ -135,11 +135,11 @@ def test_only_those_who_may_add_users_invite(django_user_model):
     assert client.get("/admin/editorial/invitation/add/").status_code == 403
 
 
-def waiting_invitation():
+def waiting_invitation(email="grace@example.org"):
     """An invitation as invite() leaves it; its link's path."""
     token, token_hash = new_token()
     Invitation.objects.create(
-        email="grace@example.org",
+        email=email,
         role=Invitation.Role.EDITOR,
         token_hash=token_hash,
         expires_at=timezone.now() + timedelta(days=1),
@@ -174,6 +174,23 @@ def test_an_invitation_sent_at_the_same_moment_makes_one_account(live_server):
     (user,) = get_user_model().objects.all()
     assert user.is_staff and user.groups.get().name == "Editors"
     assert Invitation.objects.get().user == user
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_people_of_one_name_joining_at_the_same_moment_get_a_profile_each(live_server):
+    paths = [waiting_invitation(f"grace{n}@example.org") for n in range(RACERS)]
+    browsers = [Browser(live_server) for _ in range(RACERS)]
+    for browser, path in zip(browsers, paths, strict=True):
+        assert browser.get(path).status_code == 200
+    forms = [{"username": f"grace{n}", "first_name": "Grace Hopper", "password1": STRONG,
+              "password2": STRONG} for n in range(RACERS)]  # fmt: skip
+    responses = together(
+        [b.sender(path, form) for b, path, form in zip(browsers, paths, forms, strict=True)]
+    )
+    assert outcomes(responses) == {302: RACERS}
+    slugs = set(Author.objects.filter(name="Grace Hopper").values_list("slug", flat=True))
+    assert slugs == {"grace-hopper", *(f"grace-hopper-{n}" for n in range(2, RACERS + 1))}
 
 
 ADD = "/admin/editorial/invitation/add/"
