@@ -102,9 +102,7 @@ def test_every_beacon_is_answered_204_and_what_it_leaves_folds(client, article, 
 
 def test_a_referrer_with_an_unclosed_bracket_is_answered_204_and_not_counted(client, article):
     body = json.dumps({"p": article.get_absolute_url(), "r": "http://[::1", "w": "l"})
-    response = client.post(
-        "/readership/beacon/", body, content_type="text/plain", headers=BROWSER
-    )
+    response = client.post("/readership/beacon/", body, content_type="text/plain", headers=BROWSER)
     assert response.status_code == 204
     fold()
     assert not ArticleHour.objects.exists() and not SourceHour.objects.exists()
