@@ -123,17 +123,21 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]
     autocomplete_fields = ["lead_image", "social_image"]
     actions = ["publish_selected", "schedule_selected", "unpublish_selected"]
+    # What a writer writes first: the title, the summary, then the body beside its preview
+    # fill the first screen at 1280 px. What they rarely touch is folded away (Django's
+    # collapsed fieldsets open by themselves when they hold an error).
     fieldsets = [
         (
             None,
             {
                 "fields": [
                     "title",
-                    "slug",
                     "summary",
-                    "lead_image",
                     "body",
+                    "lead_image",
                     "tags",
+                    # Required, and a writer's to give: not folded away.
+                    "event_date",
                 ]
             },
         ),
@@ -141,21 +145,24 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             "Search and social",
             {
                 "fields": ["search_title", "meta_description", "social_image"],
+                "classes": ["collapse"],
                 "description": "How the article appears in a search result and in a share "
                 "card: the preview beside the body shows both. Leave these empty to use the "
                 "title, the summary and the lead image.",
             },
         ),
         (
-            "Dates and status",
+            "Address, dates and status",
             {
-                # The note is written in the conversation at the top of the form.
+                # The note is written in the conversation at the top of the form; the
+                # status is the workflow bar's to change.
                 "fields": [
+                    "slug",
                     "status",
                     "published_at",
-                    "event_date",
                     "facts_verified",
-                ]
+                ],
+                "classes": ["collapse"],
             },
         ),
     ]
@@ -208,6 +215,8 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             field.widget.attrs["data-limit"] = db_field.max_length
             field.widget.attrs["data-shown-in-search"] = SEARCH_TITLE_CHARS
         if db_field.name == "summary":
+            # One or two sentences: three rows, not the admin's ten.
+            field.widget.attrs["rows"] = 3
             field.widget.attrs["data-limit"] = MAX_SUMMARY_CHARS
             field.widget.attrs["data-shown-in-search"] = SEARCH_DESCRIPTION_CHARS
         if db_field.name in {"search_title", "meta_description"}:
@@ -220,10 +229,18 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         form = super().get_form(request, obj, change=change, **kwargs)
 
         current_version = getattr(request, "skillo_current_version", None)
+        # Set by the bar's "Create the topics, then …" (its formaction's query).
+        confirmed_topics = request.GET.getlist("_new_topics")
 
         class FormWithUser(form):
             def __init__(self, *args, **inner):
-                super().__init__(*args, user=request.user, current_version=current_version, **inner)
+                super().__init__(
+                    *args,
+                    user=request.user,
+                    current_version=current_version,
+                    confirmed_topics=confirmed_topics,
+                    **inner,
+                )
 
         return FormWithUser
 
@@ -721,7 +738,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                     keeping.others_here(request.user, article)
                 )
                 # Read now: the lines new to this user are marked once, on this page.
-                extra_context["conversation"] = conversation.thread(request.user, article)
+                extra_context.update(self._conversation(request, article))
                 conversation.mark_seen(request.user, article)
         return super().changeform_view(request, object_id, form_url, extra_context)
 
@@ -733,7 +750,14 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             stored = Article.objects.filter(pk=obj.pk).first()
             if stored is not None:
                 obj = context["original"] = stored
+                # With the note field, which may be what was refused.
+                context.update(self._conversation(request, stored))
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+    @staticmethod
+    def _conversation(request, article):
+        thread = conversation.thread(request.user, article)
+        return {"conversation": thread, "conversation_new": sum(new for _, new in thread)}
 
     def slug_view(self, request):
         """The slug the server would make from ``text`` (the slug field's pre-fill)."""

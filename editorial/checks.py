@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from images.models import KEY_LENGTH, Image
-from news.models import Article
+from news.models import Article, Tag
 from news.rendering import placements
 from news.rules import MIN_LEAD_IMAGE_WIDTH
 from sources.models import WORKING, SourceURL
@@ -134,9 +134,53 @@ def related_check(related_targets):
     return ok("Related links", "Every related article is public.")
 
 
-def checklist(*, summary, body_html, lead_image, sources, related_targets, facts_verified):
+# What publishing makes of a new topic, said where an editor is asked to confirm one.
+NEW_TOPIC_MAKES = (
+    "its own page, three feeds, an account on the fediverse and a line in the newsletter"
+)
+NEW_TOPIC = "new topic, needs an editor"
+
+
+def new_topics(names):
+    """Of the tag ``names`` (as Tag.objects.spellings gives them), those that are no
+    public topic yet: carried by no article published or scheduled, and not set up by an
+    editor (an intro, a place in the header). Publishing an article with one makes it a
+    public topic, which is an editor's act; a writer's draft saved with a new tag made
+    only its row."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return []
+    established = set(
+        Tag.objects.filter(name__in=names)
+        .filter(
+            Q(tagged_articles__content_object__status=Article.Status.PUBLISHED)
+            | ~Q(intro="")
+            | Q(header_position__isnull=False)
+        )
+        .values_list("name", flat=True)
+    )
+    return [name for name in names if name not in established]
+
+
+def quoted(names):
+    return ", ".join(f"“{name}”" for name in names)
+
+
+def topics_check(tags):
+    new = new_topics(tags)
+    if new:
+        return warn(
+            "Topics",
+            f"{quoted(new)}: {NEW_TOPIC}. Publishing makes each a public topic "
+            f"({NEW_TOPIC_MAKES}); an editor publishing a writer's asks first.",
+        )
+    return ok("Topics", "Every tag is a topic readers know already." if tags else "No tags.")
+
+
+def checklist(*, summary, body_html, lead_image, sources, related_targets, facts_verified, tags=()):
     """[Check] for the article as the form holds it."""
     return [
+        topics_check(tags),
         image_alt(body_html, lead_image),
         ok("Sources", f"{len(sources)} cited.")
         if sources

@@ -3,6 +3,7 @@
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.html import format_html
 
 from images.models import KEY_LENGTH, Image
 from news.models import Article, Correction, Tag
@@ -12,6 +13,7 @@ from news.slugs import lock_article_slugs, slug_from_title
 from people.models import Author
 
 from . import invitations
+from .checks import NEW_TOPIC, NEW_TOPIC_MAKES, new_topics, quoted
 from .models import Invitation
 from .roles import can_publish
 
@@ -85,9 +87,13 @@ class ArticleForm(forms.ModelForm):
             },
         }
 
-    def __init__(self, *args, user=None, current_version=None, **kwargs):
+    def __init__(self, *args, user=None, current_version=None, confirmed_topics=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
+        # New topics the editor confirmed creating ("Create the topics, then publish");
+        # those found unconfirmed when the save would make them public.
+        self.confirmed_topics = set(confirmed_topics)
+        self.topics_to_confirm = []
         # E-mail the story to subscribers (Article.email_subscribers)? The bar's choice;
         # read before the form changes the instance, as stored.
         self.email_choice = None
@@ -104,10 +110,19 @@ class ArticleForm(forms.ModelForm):
         if self.instance.pk and not self.is_bound:
             self.initial["loaded_version"] = current_version or self.instance.version
         if "published_at" in self.fields:
+            # Whether the time was typed on purpose (_publish_now_unless_timed) is judged
+            # against the stored time, not against the hidden copy Django sends with a
+            # field whose default is callable: a refused save renders that copy from what
+            # was typed, so the save sent again found the time "unchanged" and published
+            # the story now instead of at the time typed.
+            self.fields["published_at"].show_hidden_initial = False
             # The zone the admin's date and time fields are read in, in the label itself.
             self.fields[
                 "published_at"
             ].label = f"Published ({timezone.get_current_timezone_name()})"
+        if "tags" in self.fields and not self.is_bound:
+            # (A bound form's are marked by clean(), from the tags it was sent.)
+            self._mark_new_topics(new_topics(self._stored_tags()))
         if user is not None and not can_publish(user) and "status" in self.fields:
             # Writers never see a choice they may not make.
             self.fields["status"].choices = [
@@ -120,6 +135,42 @@ class ArticleForm(forms.ModelForm):
                 "editors, who publish it."
             )
             self.fields["status"].error_messages["invalid_choice"] = WRITERS_CANNOT_PUBLISH
+
+    def _stored_tags(self):
+        return [getattr(tag, "name", tag) for tag in self.initial.get("tags") or []]
+
+    def _mark_new_topics(self, new):
+        """Under the tags: those that are no public topic yet, which an editor creates by
+        publishing (editorial.checks.new_topics)."""
+        if new:
+            field = self.fields["tags"]
+            field.help_text = format_html(
+                '{} <strong class="new-topics">{}: {}.</strong>',
+                field.help_text,
+                quoted(new),
+                NEW_TOPIC,
+            )
+
+    def _check_new_topics(self, cleaned):
+        """A save that makes the article public (or scheduled) with new topics makes them
+        public topics. Those the editor typed in this very save are their own act; those
+        the article had (a writer's) are confirmed first. Refused, the form keeps what
+        was typed and the bar offers the same action again, confirmed."""
+        if "tags" not in cleaned:
+            return
+        new = new_topics(cleaned["tags"])
+        self._mark_new_topics(new)
+        if cleaned.get("status") != Article.Status.PUBLISHED:
+            return
+        asked = [name for name in new if name in self._stored_tags()]
+        if not set(asked) <= self.confirmed_topics:
+            self.topics_to_confirm = asked
+            self.add_error(
+                "tags",
+                f"{quoted(asked)}: {NEW_TOPIC}. Publishing makes each a public topic "
+                f"({NEW_TOPIC_MAKES}). Confirm with “Create the topics” in the bar above, or "
+                "remove the tag; nothing you typed is lost.",
+            )
 
     def clean(self):
         cleaned = super().clean()
@@ -141,6 +192,7 @@ class ArticleForm(forms.ModelForm):
             # not an IntegrityError).
             lock_article_slugs()
         self._check_note(cleaned)
+        self._check_new_topics(cleaned)
         self._publish_now_unless_timed(cleaned)
         if self.instance.pk:
             self._check_not_stale(cleaned.get("loaded_version"))

@@ -10,10 +10,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from taggit.utils import parse_tags
 
 from images.models import Image
 from images.renditions import social_rendition
-from news.models import Article, Source
+from news.models import Article, Source, Tag
 from news.paths import article_path
 from news.rendering import contents, render_markdown, with_heading_anchors
 from news.rules import MAX_BODY_CHARS
@@ -123,6 +124,7 @@ def preview_document(data, host=""):
         sources=sources,
         related_targets=[int(pk) for pk in targets if pk.isdigit()],
         facts_verified=verified,
+        tags=Tag.objects.spellings(parse_tags(data.get("tags", ""))),
     )
     footer = None
     if event and published and verified:

@@ -32,15 +32,16 @@ def checks(client, **fields):
 
 
 def test_a_complete_article_is_all_clear(writer, media_root):  # noqa: F811
+    ArticleFactory(tags=["go", "release"])  # topics readers know already
     found, section = checks(
         writer,
         facts_verified=date.today().strftime("%Y-%m"),
         sources=[{"title": "Notes", "publisher": "Go", "url": "https://go.dev/doc/go1.22"}],
     )
     assert {name: state for name, (state, _) in found.items()} == {
-        "Images have alt text": "ok", "Sources": "ok", "Lead image": "ok", "Summary": "ok",
-        "Facts verified": "ok", "Related links": "ok", "Headings in order": "ok",
-        "Links work": "ok",
+        "Topics": "ok", "Images have alt text": "ok", "Sources": "ok", "Lead image": "ok",
+        "Summary": "ok", "Facts verified": "ok", "Related links": "ok",
+        "Headings in order": "ok", "Links work": "ok",
     }  # fmt: skip
     assert "Before publishing: all clear" in section
 
@@ -66,7 +67,8 @@ def test_each_problem_is_a_warning_that_says_what_and_where(writer, media_root):
     )
     assert found["Headings in order"][0] == "warn"
     assert "https://example.org/gone (gone)" in found["Links work"][1]
-    assert "Before publishing: 7 things to look at" in section
+    assert found["Topics"][0] == "warn"  # "go" and "release" would be new topics
+    assert "Before publishing: 8 things to look at" in section
 
 
 def test_a_picture_without_alt_text_is_named(writer, media_root):  # noqa: F811

@@ -127,8 +127,9 @@ def test_an_editor_schedules_from_the_form_and_the_writer_is_told(people, mailou
     article = submit(people)
     mailoutbox.clear()
     when = timezone.localtime(timezone.now() + timedelta(days=1)).replace(second=0, microsecond=0)
+    # The writer's new tags become topics: the editor confirms them (issue 44, item 18).
     response = people["eddie"].post(
-        change_url(article),
+        change_url(article) + "?_new_topics=go&_new_topics=release",
         edit_data(
             article,
             status="published",
@@ -148,7 +149,10 @@ def test_an_editor_schedules_from_the_form_and_the_writer_is_told(people, mailou
 def test_publishing_tells_the_writer(people, mailoutbox):
     article = submit(people)
     mailoutbox.clear()
-    people["edna"].post(change_url(article), edit_data(article, status="published"))
+    people["edna"].post(
+        change_url(article) + "?_new_topics=go&_new_topics=release",
+        edit_data(article, status="published"),
+    )
     article.refresh_from_db()
     assert article.is_published()
     [mail] = mailoutbox

@@ -348,3 +348,27 @@ def test_a_writers_refused_submit_keeps_their_form_editable_at_draft(people):
     assert response.status_code == 200
     assert "<strong>Draft</strong>" in bar(response)
     assert buttons(response) == ["save", "submit"]
+
+
+def test_a_time_typed_before_a_refused_save_is_kept_when_it_is_sent_again(people):
+    # As a browser sends it: the refused form's fields, with what it renders of them.
+    _, editor = people("Editors", "Grace")
+    article = ArticleFactory(status=Article.Status.REVIEW)
+    when = (timezone.localtime() + timedelta(days=1)).replace(second=0, microsecond=0)
+    typed = {
+        "status": "published",
+        "published_at_0": when.date().isoformat(),
+        "published_at_1": when.strftime("%H:%M:%S"),
+    }
+    refused = editor.post(change_url(article), edit_data(article, title="", **typed))
+    assert refused.status_code == 200
+    html = refused.content.decode()
+    again = edit_data(article, **typed)
+    # Whatever the form rendered beside the fields is sent back with them.
+    for name, value in re.findall(
+        r'<input type="hidden" name="(initial-[^"]+)" value="([^"]*)"', html
+    ):
+        again[name] = value
+    editor.post(change_url(article), again)
+    article.refresh_from_db()
+    assert article.is_scheduled and article.published_at == when

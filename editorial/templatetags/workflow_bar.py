@@ -2,8 +2,10 @@ from django import template
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from editorial import conversation, workflow
+from editorial.checks import NEW_TOPIC, NEW_TOPIC_MAKES, quoted
 from editorial.image_admin import ACCEPT
 from images.models import Licence
 from images.uploads import ACCEPTED_NAMES
@@ -38,6 +40,28 @@ def workflow_bar(context, article):
         if "send" in actions
         else "",
         "zone": timezone.get_current_timezone_name(),
+        **confirmation(context, posted),
+    }
+
+
+def confirmation(context, posted):
+    """After a save refused for new topics (ArticleForm._check_new_topics): the same
+    action again, with the topics confirmed in its address's query."""
+    adminform = context.get("adminform")
+    new = getattr(adminform.form, "topics_to_confirm", None) if adminform else None
+    if not new:
+        return {}
+    action = posted.get("_workflow") or "save"
+    label = workflow.ACTIONS.get(action, "save").rstrip("…").lower()
+    if action == "save":
+        label = "save"
+    return {
+        "topics_to_confirm": quoted(new),
+        "new_topic": NEW_TOPIC,
+        "new_topic_makes": NEW_TOPIC_MAKES,
+        "repeat_action": action,
+        "confirm_query": urlencode([("_new_topics", name) for name in new]),
+        "confirm_label": f"Create the topics, then {label}",
     }
 
 

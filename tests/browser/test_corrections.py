@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from news.models import Article, Correction, Source
 from sources.models import SourceURL, State
 
-from .test_editing import log_in, screenshots_on_failure
+from .test_editing import log_in, save_article, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,7 +31,7 @@ def test_editor_corrects_reader_sees_it_editor_fixes_a_dead_source(
         editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
         editor.select_option("#id_change_kind", "correction")
         editor.fill("#id_change_note", NOTE)
-        editor.click("input[name=_save]")
+        save_article(editor)
         expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
     assert Correction.objects.get().revision is not None
 

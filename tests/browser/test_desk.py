@@ -3,6 +3,8 @@ per role, with messages that say what happened and where, unpublishing that asks
 and an error summary that takes the reader to each problem. A screenshot of the desk at
 1280 px goes to docs/."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -48,7 +50,7 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
             ["Save changes", "Publish and send", "Publish", "Schedule…", "Send back with a note…"]
         )
         # The bar stays in view down the long form.
-        editor.locator("#id_facts_verified").scroll_into_view_if_needed()
+        editor.locator("#sources-group").scroll_into_view_if_needed()
         assert editor.evaluate("window.scrollY") > 500
         box = bar(editor).bounding_box()
         assert 0 <= box["y"] <= 5
@@ -65,6 +67,10 @@ def test_a_story_goes_through_the_bar_from_draft_to_unpublished(
         expect(bar(editor)).to_contain_text("Draft")
 
         bar(editor).get_by_role("button", name="Publish and send").click()
+        # The writer's tags are no topics yet: the editor is asked, nothing is lost.
+        expect(bar(editor)).to_contain_text("New topics:")
+        expect(editor.locator("#id_tags")).to_have_value(re.compile("zig"))
+        bar(editor).get_by_role("button", name="Create the topics, then publish and send").click()
         expect(editor.locator(".messagelist")).to_contain_text(
             f"Published “{TITLE}”: {site}{article.get_absolute_url()}"
         )

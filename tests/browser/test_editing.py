@@ -25,6 +25,19 @@ def log_in(new_page, site, username):
     return page
 
 
+def unfold(page, name):
+    """Open a folded part of the article form (a <details>: the notes, "Search and
+    social", "Address, dates and status") by its summary, as an editor would."""
+    details = page.locator("details", has=page.locator("summary", has_text=name)).first
+    if details.get_attribute("open") is None:
+        details.locator("summary").first.click()
+
+
+def save_article(page):
+    """The workflow bar's save button: the article form's only one."""
+    page.click(".workflow-bar__save")
+
+
 @contextmanager
 def screenshots_on_failure(artifacts, name, *pages):
     try:
@@ -61,10 +74,12 @@ def test_writer_drafts_editor_publishes_reader_follows(new_page, site, artifacts
         expect(preview.locator("em")).to_have_text("test")
 
         # A writer is never offered "Published": they hand the article to the editors.
+        unfold(writer, "Address, dates and status")
         expect(writer.locator("#id_status option[value=published]")).to_have_count(0)
         writer.select_option("#id_status", "review")
+        unfold(writer, "Notes between writer and editors")
         writer.fill("#id_workflow_note", "Ready for a look.")
-        writer.click("input[name=_save]")
+        save_article(writer)
         expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
     article = Article.objects.get(title=TITLE)
     assert article.status == "review" and article.sources.count() == 2
@@ -99,11 +114,11 @@ def test_second_editor_gets_the_conflict_and_keeps_their_text(new_page, site, ar
         first.goto(url)
         second.goto(url)
         first.fill("#id_summary", "Saved first.")
-        first.click("input[name=_save]")
+        save_article(first)
         expect(first.locator(".messagelist")).to_contain_text("was changed successfully")
 
         second.fill("#id_summary", "Typed second, must not be lost.")
-        second.click("input[name=_save]")
+        save_article(second)
         expect(second.locator(".error-summary")).to_be_visible()
         expect(second.locator("#article_form")).to_contain_text("editor saved this article at")
         expect(second.locator("#id_summary")).to_have_value("Typed second, must not be lost.")

@@ -12,7 +12,7 @@ from news.models import Article
 
 from ..background_tasks import run_queued
 from ..pictures import picture
-from .test_editing import log_in, screenshots_on_failure
+from .test_editing import log_in, save_article, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,7 +87,7 @@ def test_editor_adds_a_lead_image_and_readers_see_it_on_phone_and_desktop(
         editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
         choose(editor, "id_lead_image", ALT)
         choose(editor, "id_authorships-0-author", "Skillo demo editor")
-        editor.click("input[name=_save]")
+        save_article(editor)
         expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
     article.refresh_from_db()
     assert article.lead_image == image and article.byline[0].name == "Skillo demo editor"

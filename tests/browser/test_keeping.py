@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from editorial.models import Presence
 from news.models import Article
 
-from .test_editing import log_in, screenshots_on_failure
+from .test_editing import log_in, save_article, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +34,7 @@ def test_text_typed_before_the_tab_closed_is_offered_back(new_page, site, artifa
         assert (
             again.locator("#id_body").input_value().endswith("A paragraph typed and never saved.")
         )
-        again.click("input[name=_save]")
+        save_article(again)
         expect(again.locator(".messagelist")).to_contain_text("was changed successfully")
     assert Article.objects.get(pk=article.pk).body.endswith("A paragraph typed and never saved.")
 

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from news.models import Article
 from tests.background_tasks import run_queued
 
-from .test_editing import log_in, screenshots_on_failure
+from .test_editing import log_in, save_article, screenshots_on_failure, unfold
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TITLE = "Zig 0.14 Ships Incremental Builds"
@@ -30,9 +30,9 @@ def test_submit_send_back_fix_schedule_appear(
         writer.fill("#id_event_date", "2026-11-02")
         writer.fill("#id_sources-0-title", "Release notes")
         writer.fill("#id_sources-0-publisher", "Zig")
-        writer.select_option("#id_status", "review")
+        unfold(writer, "Notes between writer and editors")
         writer.fill("#id_workflow_note", "First draft, please check the numbers.")
-        writer.click("input[name=_save]")
+        writer.get_by_role("button", name="Submit for review").click()
         expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
     article = Article.objects.get(title=TITLE)
     run_queued()  # the worker sends the e-mails
@@ -47,9 +47,11 @@ def test_submit_send_back_fix_schedule_appear(
         editor.screenshot(path=docs_screenshots / "dashboard.png", full_page=True)
         queue.get_by_role("link", name=TITLE).click()
         expect(editor.locator("#id_title")).to_have_value(TITLE)
-        editor.select_option("#id_status", "draft")
-        editor.fill("#id_workflow_note", "Say which platforms got incremental builds.")
-        editor.click("input[name=_save]")
+        # The writer's note is new to the editor: the notes are open.
+        expect(editor.locator("details.conversation")).to_have_attribute("open", "")
+        editor.locator(".workflow-bar").get_by_text("Send back with a note…").click()
+        editor.fill("#workflow-send-back-note", "Say which platforms got incremental builds.")
+        editor.get_by_role("button", name="Send back", exact=True).click()
         expect(editor.locator(".messagelist")).to_contain_text(f"Sent “{TITLE}” back to writer")
     run_queued()  # the worker sends the e-mails
     assert any(
@@ -60,12 +62,11 @@ def test_submit_send_back_fix_schedule_appear(
     with screenshots_on_failure(artifacts, "newsroom-writer-fix", writer):
         writer.goto(f"{site}/admin/news/article/{article.pk}/change/")
         writer.fill("#id_body", "## What happened\n\nZig 0.14 shipped incremental builds on Linux.")
-        writer.select_option("#id_status", "review")
+        unfold(writer, "Notes between writer and editors")
         writer.fill("#id_workflow_note", "Added the platforms.")
-        writer.click("input[name=_save]")
+        writer.get_by_role("button", name="Submit for review").click()
         expect(writer.locator(".messagelist")).to_contain_text(f"Submitted “{TITLE}” for review")
 
-    when = timezone.localtime() + timedelta(seconds=12)
     reader = new_page()
     with screenshots_on_failure(artifacts, "newsroom-schedule", editor, reader):
         editor.goto(f"{site}/admin/news/article/{article.pk}/change/")
@@ -74,12 +75,19 @@ def test_submit_send_back_fix_schedule_appear(
         expect(preview.locator("h1")).to_have_text(TITLE)
         expect(preview.locator(".article-body")).to_contain_text("incremental builds on Linux")
         editor.screenshot(path=docs_screenshots / "change-form-preview.png")
+        # Time for two saves (the first asks about new topics) before it goes out.
+        when = timezone.localtime() + timedelta(seconds=20)
+        unfold(editor, "Address, dates and status")
         editor.select_option("#id_status", "published")
         editor.fill("#id_published_at_0", when.date().isoformat())
         editor.fill("#id_published_at_1", when.strftime("%H:%M:%S"))
-        editor.click("input[name=_save]")
+        save_article(editor)
+        # The writer's tags are no topics yet: the editor confirms them, nothing is lost.
+        expect(editor.locator(".workflow-bar__confirm")).to_contain_text("New topics: “zig”")
+        expect(editor.locator("#id_published_at_1")).to_have_value(when.strftime("%H:%M:%S"))
+        editor.get_by_role("button", name="Create the topics, then save").click()
         expect(editor.locator(".messagelist")).to_contain_text(f"“{TITLE}” is scheduled for")
-        expect(editor.locator("#result_list")).to_contain_text("Scheduled for")
+        expect(editor.locator(".workflow-bar")).to_contain_text("Scheduled for")
         assert reader.goto(site + article.get_absolute_url()).status == 404
         reader.wait_for_timeout(max(0, (when - timezone.localtime()).total_seconds() * 1000) + 1500)
         assert reader.goto(site + article.get_absolute_url()).status == 200
@@ -107,7 +115,7 @@ def test_sources_are_ordered_by_buttons_and_by_dragging(new_page, site, artifact
         rows.nth(0).get_by_role("button", name="Move down").click()
         handle = rows.nth(2).locator(".inline-order__handle")
         handle.drag_to(rows.nth(0))
-        editor.click("input[name=_save]")
+        save_article(editor)
         expect(editor.locator(".messagelist")).to_contain_text("was changed successfully")
     order = list(article.sources.order_by("position").values_list("title", flat=True))
     assert order == ["Third", "Second", "First"], order
