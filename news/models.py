@@ -535,7 +535,13 @@ class Article(models.Model):
             return f'<time datetime="{day}">{text or day}</time>'
 
         event, published = f"{self.event_date:%Y-%m-%d}", f"{self.published_date:%Y-%m-%d}"
-        if self.is_backdated:
+        # A preview of what is not public says so: a draft's publication date is only
+        # the editor's guess, and an outside reviewer must not read it as a fact.
+        if self.status != self.Status.PUBLISHED:
+            dates = f"Not published yet; the event took place on {when(event)}."
+        elif self.is_scheduled:
+            dates = f"To be published on {when(published)}; the event took place on {when(event)}."
+        elif self.is_backdated:
             dates = f"Published date reflects the original event date ({when(event)})."
         else:
             dates = f"Published on {when(published)}; the event took place on {when(event)}."

@@ -2,7 +2,7 @@
 chosen time, can be revoked, and is recorded in the article's history."""
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.conf import settings
@@ -145,3 +145,27 @@ def test_a_preview_of_a_scheduled_article_says_when_it_will_be_published(writer)
     assert "Scheduled for" in meta
     assert long_date(timezone.localtime(moment)) in meta
     assert "Published" not in meta
+
+
+def test_a_preview_of_a_draft_has_no_publication_date_in_its_footer(writer):  # noqa: F811
+    draft = ArticleFactory(
+        draft=True,
+        published_at=timezone.make_aware(timezone.datetime(2025, 4, 3, 9)),
+        event_date=date(2025, 4, 1),
+    )
+    html = Client().get(make_link(writer, draft)).content.decode()
+    footer = re.search(r'<p class="editorial-note">(.*?)</p>', html, re.S)[1]
+    assert "Not published yet; the event took place on" in footer
+    assert "2025-04-03" not in footer
+
+
+def test_a_preview_of_a_scheduled_article_says_in_its_footer_when_it_will_be_published(
+    writer,  # noqa: F811
+):
+    moment = timezone.now() + timedelta(days=3)
+    scheduled = ArticleFactory(published_at=moment)
+    editor = get_user_model().objects.create_user("editor")
+    token, _ = previews.make(scheduled, editor, 24)
+    html = Client().get(reverse("shared-preview", args=[token])).content.decode()
+    footer = re.search(r'<p class="editorial-note">(.*?)</p>', html, re.S)[1]
+    assert f'To be published on <time datetime="{timezone.localdate(moment)}">' in footer
