@@ -639,7 +639,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 if planned:
                     words = workflow.SENT_LATER
                 else:
-                    words = "Marked to be sent; it had been sent to subscribers before"
+                    words = "Asked to send to subscribers: they had it already"
                 self._in_history(request, article, words)
                 conversation.record(request.user, article, workflow.Step(words, "writer"), "")
         title = f"“{article.title}”"
