@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from reversion.models import Version
 
+from news.identity import absolute
 from news.models import Article
 
 from .roles import PUBLISH_PERMISSION
@@ -106,7 +107,8 @@ def tell(request, article, step_, note):
     addresses = sorted(user.email for user in people)
     if not addresses:
         return
-    link = request.build_absolute_uri(reverse("admin:news_article_change", args=[article.pk]))
+    # On the site's address: the mail leaves the site, whatever host the save came by.
+    link = absolute(reverse("admin:news_article_change", args=[article.pk]))
     who = request.user.get_full_name() or request.user.get_username()
     subject = f"[Skillo] {step_.name}: {article.title}"
     lines = [f"{who}: {step_.name.lower()}, “{article.title}”."]
@@ -196,7 +198,7 @@ def names(users):
 
 def outcome(request, article, step_):
     """What the editor is told once the save is done: the step and where it went."""
-    url = request.build_absolute_uri(article.get_absolute_url())
+    url = absolute(article.get_absolute_url())
     title = f"“{article.title}”"
     if step_ is None:
         return None

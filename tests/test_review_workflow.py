@@ -103,6 +103,18 @@ def test_submitting_tells_every_editor_with_the_note(people, mailoutbox):
     assert history(article) == ["Submitted for review: Ready when you are."]
 
 
+def test_the_mails_link_is_on_the_sites_address_whatever_host_the_save_came_by(
+    people, mailoutbox, settings
+):
+    settings.ALLOWED_HOSTS = ["testserver", "internal.example"]
+    settings.SKILLO_SITE_URL = "https://news.example"
+    people["wendy"].defaults["HTTP_HOST"] = "internal.example"
+    article = submit(people)
+    [mail] = mailoutbox
+    assert f"https://news.example{change_url(article)}" in mail.body
+    assert "internal.example" not in mail.body
+
+
 def test_sending_back_needs_a_note_and_tells_the_writer(people, mailoutbox):
     article = submit(people)
     mailoutbox.clear()
