@@ -26,12 +26,9 @@ def sign_up(data, client):
     """Record the sign-up and queue what it sends; returns what happened, for tests and
     logs only (the reader is told the same in every case)."""
     address = data["email"]
-    SignUp.objects.create(address=digest(address), client=digest(client))
-    since = timezone.now() - timedelta(days=1)
-    if SignUp.objects.filter(address=digest(address), at__gte=since).count() > (
-        settings.NEWSLETTER_SIGNUPS_PER_ADDRESS
-    ):
-        return "address over its limit"
+    # The address's row is locked first: sign-ups of one address at the same moment
+    # then count each other's SignUp, and its daily limit holds (counted before the
+    # lock, twelve at once all passed a limit of three).
     subscriber = Subscriber.objects.select_for_update().with_address(address).first()
     if subscriber is None:
         try:
@@ -39,6 +36,12 @@ def sign_up(data, client):
                 subscriber = Subscriber.objects.create(email=address)
         except IntegrityError:  # the same address, signed up at this very moment
             subscriber = Subscriber.objects.select_for_update().with_address(address).get()
+    SignUp.objects.create(address=digest(address), client=digest(client))
+    since = timezone.now() - timedelta(days=1)
+    if SignUp.objects.filter(address=digest(address), at__gte=since).count() > (
+        settings.NEWSLETTER_SIGNUPS_PER_ADDRESS
+    ):
+        return "address over its limit"
     if subscriber.suppressed or suppression.blocks_sign_up(address):
         return "suppressed"
     if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):

@@ -406,3 +406,19 @@ def test_old_sign_up_counts_and_unconfirmed_sign_ups_are_forgotten():
     with time_machine.travel(timezone.now() + timedelta(days=31)):
         forget_old_sign_ups.call()
     assert not SignUp.objects.exists() and not Subscriber.objects.exists()
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_sign_ups_of_one_address_at_the_same_moment_mail_it_no_more_than_its_limit(
+    live_server, settings
+):
+    """Someone filling one address's inbox with confirmations from many tabs at once:
+    the day's limit (3) holds, as it does for sign-ups one after another."""
+    settings.NEWSLETTER_SIGNUPS_PER_ADDRESS = 3
+    browsers = [Browser(live_server) for _ in range(RACERS)]
+    for browser in browsers:
+        browser.get(URL)
+    responses = together([browser.sender(URL, form()) for browser in browsers])
+    assert outcomes(responses) == {302: RACERS}  # everyone is told the same
+    assert queued("newsletters.tasks.send_confirmation") == 3
