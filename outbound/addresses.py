@@ -12,6 +12,8 @@ network; ``manage.py check --deploy`` warns while it is on.
 import asyncio
 import ipaddress
 import socket
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 
 import httpcore
 import httpx
@@ -80,10 +82,36 @@ def allowed_addresses(host, found):
     return [str(address) for address in addresses]
 
 
-def checked_address(host, port):
+# How long a blocking client waits for DNS when it names no connect timeout of its own.
+RESOLVE_TIMEOUT = 5.0
+# The C resolver behind getaddrinfo takes no timeout: a lookup runs in one of these
+# threads and the caller stops waiting when its time is up. A resolver that never
+# answers holds a thread until glibc's own retries end (its timeout x attempts), not a
+# worker; lookups queued behind four such threads time out too, and are never started.
+_resolvers = ThreadPoolExecutor(4, thread_name_prefix="resolve")
+
+
+class ResolveTimeout(Exception):
+    pass
+
+
+def resolve(host, port, timeout=None):
+    """getaddrinfo's answer for ``host`` within ``timeout`` seconds (ResolveTimeout past
+    it; socket.gaierror as getaddrinfo raises it)."""
+    future = _resolvers.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return future.result(timeout=timeout or RESOLVE_TIMEOUT)
+    except FutureTimeout:
+        future.cancel()
+        raise ResolveTimeout(f"resolving {host} timed out") from None
+
+
+def checked_address(host, port, timeout=None):
     """The address to connect to for ``host``, for a blocking client (http.client)."""
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = resolve(host, port, timeout)
+    except ResolveTimeout as error:
+        raise Refused(str(error)) from None
     except socket.gaierror as error:
         raise Refused(f"cannot resolve {host}: {error.strerror}") from None
     return allowed_addresses(host, found)[0]
@@ -148,7 +176,9 @@ class PinnedSyncBackend(httpcore.NetworkBackend):
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         try:
-            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            found = resolve(host, port, timeout)
+        except ResolveTimeout as error:
+            raise httpcore.ConnectTimeout(str(error)) from error
         except socket.gaierror as error:
             raise httpcore.ConnectError(f"cannot resolve {host}") from error
         *others, last = allowed_addresses(host, found)
