@@ -64,14 +64,18 @@ def test_two_editors_see_each_other(new_page, site, artifacts):
 
 def both_on_the_draft(new_page, site, paused=False):
     """The writer, then the editor, on the demo's draft; the editor's page sees the
-    writer. ``paused``: the editor's page runs on a clock the test moves (Playwright's)."""
+    writer. ``paused``: both pages run on clocks the test moves (Playwright's), so the
+    writer's page sends no heartbeat but its first: one on its real clock could be on
+    its way as the test takes the writer offline, and land after the test read the
+    writer's last one (the writer then stayed on the editor's form past 30 s)."""
     article = Article.objects.drafts().get()
     url = f"{site}/admin/news/article/{article.pk}/change/"
     writer = log_in(new_page, site, "writer")
     editor = log_in(new_page, site, "editor")
     if paused:
-        editor.clock.install()
-        editor.clock.pause_at(datetime.now() + timedelta(seconds=1))
+        for page in (writer, editor):
+            page.clock.install()
+            page.clock.pause_at(datetime.now() + timedelta(seconds=1))
     with writer.expect_response("**/presence/"):
         writer.goto(url)
     editor.goto(url)
