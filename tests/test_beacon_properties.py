@@ -8,11 +8,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from readership import visitors
-from readership.beacons import buffer
 from readership.folding import fold
 from readership.models import ArticleHour, SourceHour
 from tests.factories import ArticleFactory
+from tests.test_readership import fresh_process  # noqa: F401 (the process's state, reset)
 
 pytestmark = pytest.mark.django_db
 
@@ -25,17 +24,10 @@ PATH = "/articles/python-ships/"
 
 
 @pytest.fixture(autouse=True)
-def fresh_process(settings):
+def no_address_limit(settings):
     # Hundreds of beacons from one address within a minute: all of them parsed, none
     # dropped by the address's limit before parse() sees them.
     settings.READERSHIP_PER_MINUTE = 1_000_000
-    visitors._salts.clear()
-    yield
-    visitors._salts.clear()
-    if buffer.timer:
-        buffer.timer.cancel()
-    buffer.beacons.clear()
-    buffer.since = None
 
 
 @pytest.fixture
