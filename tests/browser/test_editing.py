@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from reversion.models import Version
 
 from news.models import Article
+from tests.waiting import until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,8 +30,16 @@ def unfold(page, name):
     """Open a folded part of the article form (a <details>: the notes, "Search and
     social", "Address, dates and status") by its summary, as an editor would."""
     details = page.locator("details", has=page.locator("summary", has_text=name)).first
-    if details.get_attribute("open") is None:
-        details.locator("summary").first.click()
+    summary = details.locator("summary").first
+
+    def opened():
+        # A click while the page is still settling can be lost (a fresh clone's run saw
+        # the section stay folded): clicked again until it is open.
+        if not details.evaluate("d => d.open"):
+            summary.click()
+        return details.evaluate("d => d.open")
+
+    until(opened, f"the {name!r} section of the article form open", 30)
 
 
 def save_article(page):
