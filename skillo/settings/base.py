@@ -132,6 +132,9 @@ INSTALLED_APPS = [
     "newsletters",
     "readership",
     "fediverse",
+    "releases",
+    "live",
+    "members",
     "anymail",
 ]
 
