@@ -593,6 +593,16 @@ NEWSLETTER_CONFIRM_HOURS = env_int("NEWSLETTER_CONFIRM_HOURS", 48)
 NEWSLETTER_SIGNUPS_PER_ADDRESS = env_int("NEWSLETTER_SIGNUPS_PER_ADDRESS", 3)
 NEWSLETTER_SIGNUPS_PER_CLIENT = env_int("NEWSLETTER_SIGNUPS_PER_CLIENT", 30)
 
+# Members (the members app, docs/members.md): a sign-in link works once, for this many
+# minutes; one address may ask for this many links an hour, one client address this many
+# (an office shares one). A member's session lasts this many days, in a cookie of its
+# own, sent to /account/ only (the cached public pages never see it).
+MEMBER_LINK_MINUTES = env_int("MEMBER_LINK_MINUTES", 30)
+MEMBER_LINKS_PER_ADDRESS = env_int("MEMBER_LINKS_PER_ADDRESS", 5)
+MEMBER_LINKS_PER_CLIENT = env_int("MEMBER_LINKS_PER_CLIENT", 30)
+MEMBER_SESSION_DAYS = env_int("MEMBER_SESSION_DAYS", 90)
+MEMBER_COOKIE_NAME = os.environ.get("MEMBER_COOKIE_NAME", "member")
+
 # Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
 # sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are
 # counted from one address on the whole site (an office or a campus shares one). Each
