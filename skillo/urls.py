@@ -39,6 +39,8 @@ urlpatterns = [
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).
     path("", include("api.urls")),
     path("", include("newsletters.urls")),
+    # Members: sign-in by e-mail link, the portal, saved stories (/account/...).
+    path("", include("members.urls")),
     path("", include("readership.urls")),
     # WebFinger, NodeInfo, actors, inboxes and outboxes (/.well-known/..., /ap/...).
     path("", include("fediverse.urls")),
