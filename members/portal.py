@@ -1,0 +1,122 @@
+"""What the portal shows and does with a member's data: their newsletter (the very
+Subscriber row and choices of newsletters' preferences page, matched by address), their
+saved stories, what Skillo holds about them (the download) and erasing it."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from news.models import Article
+from news.paths import absolute
+from newsletters import suppression
+from newsletters.models import Delivery, Subscriber, Suppressed, digest
+
+from .models import SavedStory, SignInLink
+
+RECEIVING = (Subscriber.State.ACTIVE, Subscriber.State.PAUSED)
+
+
+def subscriber_of(member):
+    return Subscriber.objects.with_address(member.email).first()
+
+
+def saved_stories(member):
+    """The member's saved stories that are public now, newest saved first."""
+    return (
+        SavedStory.objects.filter(member=member, article__in=Article.objects.published())
+        .select_related("article")
+        .only("saved_at", "article__slug", "article__title", "article__published_at")
+    )
+
+
+def may_subscribe(member, subscriber):
+    """Whether the portal may subscribe the address at once: the member proved it is
+    theirs by following the link, and the button is their consent. Never an address
+    that bounced or whose owner marked Skillo as spam."""
+    if subscriber is not None and (subscriber.suppressed or subscriber.state in RECEIVING):
+        return False
+    return not suppression.blocks_sign_up(member.email)
+
+
+@transaction.atomic
+def subscribe(member):
+    subscriber = Subscriber.objects.select_for_update().with_address(member.email).first()
+    if not may_subscribe(member, subscriber):
+        return False
+    if subscriber is None:
+        subscriber = Subscriber(email=member.email)
+    subscriber.state = Subscriber.State.ACTIVE
+    subscriber.source = "members' portal"
+    subscriber.confirm_nonce = ""
+    subscriber.confirmed_at = timezone.now()
+    subscriber.left_at = None
+    subscriber.save()
+    return True
+
+
+def when(value):
+    return value.isoformat() if value else None
+
+
+def export(member):
+    """Everything Skillo holds about the member, as JSON-ready data."""
+    subscriber = subscriber_of(member)
+    data = {
+        "member": {
+            "email": member.email,
+            "joined": when(member.created_at),
+            "last_signed_in": when(member.last_signed_in_at),
+        },
+        "sessions": [
+            {"signed_in": when(s.created_at), "ends": when(s.expires_at)}
+            for s in member.sessions.order_by("created_at")
+        ],
+        "saved_stories": [
+            {
+                "title": saved.article.title,
+                "url": absolute(saved.article.get_absolute_url()),
+                "saved": when(saved.saved_at),
+            }
+            for saved in saved_stories(member)
+        ],
+        "newsletter": None,
+    }
+    if subscriber is not None:
+        data["newsletter"] = {
+            "state": subscriber.state,
+            "frequency": subscriber.frequency,
+            "every_story": subscriber.everything,
+            "topics": sorted(subscriber.topics.values_list("name", flat=True)),
+            "authors": sorted(subscriber.authors.values_list("name", flat=True)),
+            "corrections": subscriber.corrections,
+            "source": subscriber.source,
+            "signed_up": when(subscriber.created_at),
+            "confirmed": when(subscriber.confirmed_at),
+            "left": when(subscriber.left_at),
+            "mails": [
+                {"subject": d.issue.subject, "state": d.state, "sent": when(d.sent_at)}
+                for d in Delivery.objects.filter(subscriber=subscriber)
+                .select_related("issue")
+                .order_by("pk")
+            ],
+        }
+    return data
+
+
+@transaction.atomic
+def erase(member):
+    """GDPR art. 17: the member, their sessions, saved stories, links and newsletter
+    deleted; what stays is the address's keyed hash on the suppression list, so that it
+    is not mailed again unasked (it may sign in or sign up again: that is new consent)."""
+    subscriber = subscriber_of(member)
+    if subscriber is not None and not subscriber.suppressed:
+        suppression.erase(subscriber)
+    else:
+        if subscriber is not None:
+            subscriber.delete()
+        # A bounce or a complaint on the list stays what it is: erasing must not let
+        # an address that refused Skillo's mail be mailed again.
+        Suppressed.objects.get_or_create(
+            address=digest(member.email), defaults={"reason": Suppressed.Reason.ERASED}
+        )
+    SignInLink.objects.filter(email__iexact=member.email).delete()
+    member.delete()

@@ -1,0 +1,250 @@
+"""/account/: the sign-in form for a reader who is not signed in, the portal for a
+member. Every page here is personal: never cached (never_cache says private), and
+only here does the member's cookie go (sessions.COOKIE_PATH)."""
+
+import json
+from functools import wraps
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.module_loading import import_string
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from news.models import Article
+from newsletters.forms import PreferencesForm
+
+from . import portal, sessions, signin
+from .forms import EraseForm, SignInForm
+from .links import find_link, usable
+from .models import SavedStory
+
+TOO_MANY = (
+    "There have been many requests for sign-in links from your network in the last "
+    "hour. Please try again in an hour."
+)
+SAVED = {
+    "newsletter": "Saved: your newsletter choices are changed.",
+    "subscribed": "You are subscribed: the next story or digest comes to you.",
+    "left": "You have left the newsletter: nothing more is sent.",
+    "not-subscribed": "This address cannot be subscribed: mail to it bounced or was "
+    "marked as spam.",
+}
+
+
+def member_required(view):
+    """A member's view; a reader who is not signed in (or no longer: signed out
+    elsewhere) is sent to the sign-in form."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        member = sessions.current_member(request)
+        if member is None:
+            return redirect("members:portal")
+        return view(request, member, *args, **kwargs)
+
+    return wrapper
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def account(request):
+    member = sessions.current_member(request)
+    if member is not None:
+        if request.method == "POST":
+            return redirect("members:portal")
+        return render_portal(request, member)
+    if request.method == "GET":
+        return render_sign_in(request, SignInForm())
+    form = SignInForm(request.POST)
+    if not form.is_valid():
+        return render_sign_in(request, form, status=400)
+    if form.cleaned_data["website"]:
+        return redirect("members:sent")  # a bot: told what people are told
+    client = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
+    if not signin.ask(form.cleaned_data["email"], client):
+        form.add_error(None, TOO_MANY)
+        return render_sign_in(request, form, status=429)
+    return redirect("members:sent")
+
+
+def render_sign_in(request, form, status=200):
+    return render(request, "members/sign_in.html", {"form": form}, status=status)
+
+
+def render_portal(request, member, newsletter_form=None, erase_form=None, status=200):
+    subscriber = portal.subscriber_of(member)
+    receiving = subscriber is not None and subscriber.state in portal.RECEIVING
+    if newsletter_form is None and receiving:
+        newsletter_form = PreferencesForm(instance=subscriber)
+    context = {
+        "member": member,
+        "subscriber": subscriber,
+        "form": newsletter_form,
+        "may_subscribe": not receiving and portal.may_subscribe(member, subscriber),
+        "saved_stories": portal.saved_stories(member),
+        "erase_form": erase_form or EraseForm(),
+        "status_message": SAVED.get(request.GET.get("saved", "")),
+    }
+    return render(request, "members/portal.html", context, status=status)
+
+
+def back(saved):
+    return redirect(f"{reverse('members:portal')}?saved={saved}")
+
+
+@never_cache
+def sent(request):
+    return render(request, "members/sent.html", {"minutes": settings.MEMBER_LINK_MINUTES})
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def follow_link(request, token):
+    """GET shows a button (mail scanners follow links: a GET alone signs no one in);
+    its POST signs this browser in."""
+    link = find_link(token)
+    if link is None:
+        return render(request, "members/link_invalid.html", status=404)
+    if not usable(link):
+        return render_expired(request)
+    if request.method == "GET":
+        return render(request, "members/link.html", {"email": link.email})
+    member = signin.use(link)
+    if member is None:
+        return render_expired(request)
+    response = redirect("members:portal")
+    sessions.sign_in(request, response, member)
+    return response
+
+
+def render_expired(request):
+    context = {"minutes": settings.MEMBER_LINK_MINUTES, "form": SignInForm()}
+    return render(request, "members/link_expired.html", context, status=410)
+
+
+@never_cache
+@require_POST
+def sign_out(request):
+    response = render(request, "members/signed_out.html")
+    sessions.sign_out(request, response)
+    return response
+
+
+@never_cache
+@require_POST
+def sign_out_everywhere(request):
+    response = render(request, "members/signed_out.html", {"everywhere": True})
+    sessions.sign_out_everywhere(request, response)
+    return response
+
+
+@never_cache
+@require_POST
+@member_required
+def newsletter(request, member):
+    """The newsletter's own preferences form and rules (newsletters.forms), on the
+    member's own Subscriber row."""
+    subscriber = portal.subscriber_of(member)
+    if subscriber is None or subscriber.state not in portal.RECEIVING:
+        return redirect("members:portal")
+    form = PreferencesForm(request.POST, instance=subscriber)
+    if not form.is_valid():
+        return render_portal(request, member, newsletter_form=form, status=400)
+    form.save()
+    return back("newsletter")
+
+
+@never_cache
+@require_POST
+@member_required
+def subscribe(request, member):
+    return back("subscribed" if portal.subscribe(member) else "not-subscribed")
+
+
+@never_cache
+@require_POST
+@member_required
+def leave(request, member):
+    subscriber = portal.subscriber_of(member)
+    if subscriber is not None:
+        subscriber.leave()
+    return back("left")
+
+
+@never_cache
+@member_required
+def download(request, member):
+    response = HttpResponse(
+        json.dumps(portal.export(member), indent=2, ensure_ascii=False),
+        content_type="application/json; charset=utf-8",
+    )
+    stamp = timezone.localdate().isoformat()
+    response["Content-Disposition"] = f'attachment; filename="skillo-member-{stamp}.json"'
+    return response
+
+
+@never_cache
+@require_POST
+@member_required
+def erase(request, member):
+    form = EraseForm(request.POST)
+    if not form.is_valid():
+        return render_portal(request, member, erase_form=form, status=400)
+    portal.erase(member)
+    response = render(request, "members/erased.html")
+    sessions.forget_cookie(response)
+    return response
+
+
+@never_cache
+def story_state(request, pk):
+    """The personal part of a story's page, asked by members/static/members/member.js:
+    whether the reader is signed in and has saved it, and what the save button posts."""
+    article = get_object_or_404(Article.objects.published().only("pk"), pk=pk)
+    member = sessions.current_member(request)
+    if member is None:
+        return JsonResponse({"signed_in": False, "sign_in": reverse("members:portal")})
+    saved = SavedStory.objects.filter(member=member, article=article).exists()
+    return JsonResponse(
+        {
+            "signed_in": True,
+            "saved": saved,
+            "save": reverse("members:save", args=[article.pk]),
+            "remove": reverse("members:remove", args=[article.pk]),
+            "portal": reverse("members:portal"),
+            "csrf_token": get_token(request),
+        }
+    )
+
+
+def saved_answer(request, saved):
+    """JSON for the page's script; the portal again for a form sent without it."""
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"saved": saved})
+    return redirect(f"{reverse('members:portal')}#saved")
+
+
+@never_cache
+@require_POST
+def save(request, pk):
+    member = sessions.current_member(request)
+    if member is None:
+        return JsonResponse({"error": "Sign in to save stories."}, status=403)
+    article = get_object_or_404(Article.objects.published().only("pk"), pk=pk)
+    SavedStory.objects.get_or_create(member=member, article=article)
+    return saved_answer(request, True)
+
+
+@never_cache
+@require_POST
+def remove(request, pk):
+    member = sessions.current_member(request)
+    if member is None:
+        return JsonResponse({"error": "Sign in to save stories."}, status=403)
+    SavedStory.objects.filter(member=member, article_id=pk).delete()
+    return saved_answer(request, False)

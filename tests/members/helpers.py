@@ -1,0 +1,38 @@
+"""Signing a test client in as a reader would: the form, the mail through the real SMTP
+server, the link's button."""
+
+import re
+
+from django.test import Client
+
+from ..background_tasks import run_queued
+
+LINK = re.compile(r"https?://[^/\s]+(/account/link/[^/\s]+/)")
+
+
+def text_of(message):
+    for part in message.walk():
+        if part.get_content_type() == "text/plain":
+            return part.get_payload(decode=True).decode()
+    raise AssertionError("no plain-text part")
+
+
+def ask_for_link(email, client=None):
+    return (client or Client()).post("/account/", {"email": email})
+
+
+def received_link(mail_server, email):
+    """The path of the newest sign-in link mailed to ``email``."""
+    run_queued()
+    messages = mail_server.to(email)
+    assert messages, f"no mail to {email}"
+    (path,) = LINK.findall(text_of(messages[-1]))
+    return path
+
+
+def signed_in(mail_server, email, client=None):
+    client = client or Client()
+    ask_for_link(email, client)
+    response = client.post(received_link(mail_server, email))
+    assert response.status_code == 302 and response["Location"] == "/account/"
+    return client
