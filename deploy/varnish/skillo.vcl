@@ -62,6 +62,11 @@ sub vcl_recv {
     if (req.url ~ "^/admin(/|$)" || req.http.Authorization) {
         return (pass);
     }
+    # A member's pages (the members app): their cookie is sent to /account/ only, and
+    # every answer there is personal and never stored.
+    if (req.url ~ "^/account/") {
+        return (pass);
+    }
     # The session cookie: `sessionid`, or `__Host-sessionid` in production settings that
     # prefix it (tests/varnish checks this pattern against SESSION_COOKIE_NAME).
     if (req.http.Cookie ~ "(^|;\s*)(__Host-)?sessionid=") {
