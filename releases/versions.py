@@ -1,0 +1,85 @@
+"""Version numbers as each ecosystem writes them: which are pre-releases, and one key per
+release whatever the source ("v2.4.0" on GitHub, "2.4.0" on PyPI, "2.4" in a blog's
+headline are one release)."""
+
+import re
+
+import semver
+from packaging.version import InvalidVersion, Version
+
+# Tags and feed titles follow no rule: a conservative one, where a word that marks a
+# test build makes it a pre-release ("2.0-rc1", "3.1.0b2", "nightly-2024-07-01").
+PRE_WORDS = re.compile(
+    r"(alpha|beta|rc|nightly|dev|preview|pre|canary|snapshot|\d(a|b)\d)", re.IGNORECASE
+)
+# A version inside a tag or a headline: digits and dots, and a pre-release suffix.
+IN_TEXT = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+)+(?:[-.]?(?:alpha|beta|rc|a|b|dev|pre|preview|post)\.?\d*)?)"
+    r"(?![\w.]*\d)",
+    re.IGNORECASE,
+)
+PLAIN = re.compile(r"^v?(\d+(?:\.\d+)*\S*)$", re.IGNORECASE)
+
+
+class BadVersion(ValueError):
+    """Not a version by the source's rules."""
+
+
+def pep440(text):
+    try:
+        return Version(text)
+    except InvalidVersion as error:
+        raise BadVersion(f"“{text[:60]}” is not a PEP 440 version") from error
+
+
+def semantic(text):
+    try:
+        return semver.Version.parse(text.removeprefix("v"))
+    except (ValueError, TypeError) as error:
+        raise BadVersion(f"“{text[:60]}” is not a semantic version") from error
+
+
+def from_tag(text):
+    """The version in a tag or a title ("v2.4.0", "release-1.2", "Django 5.1 released"),
+    or BadVersion."""
+    text = text.strip()
+    if match := PLAIN.match(text):
+        return match.group(1)
+    if match := IN_TEXT.search(text):
+        return match.group(1)
+    raise BadVersion(f"no version in “{text[:60]}”")
+
+
+def is_prerelease(kind, version):
+    """By the ecosystem's rule: PEP 440 for PyPI, semver for npm and crates.io, the
+    conservative word rule for tags and feeds."""
+    if kind == "pypi":
+        return pep440(version).is_prerelease
+    if kind in {"npm", "crates"}:
+        return semantic(version).prerelease is not None
+    return bool(PRE_WORDS.search(version))
+
+
+def key(version):
+    """One spelling per release: PEP 440's normal form without trailing zeros ("2.4.0",
+    "v2.4" and "2.4" are "2.4"; semver's "1.0.0-rc.1" is PEP 440's "1rc1"), else the
+    text lower-cased."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return version.strip().lower().removeprefix("v")[:100]
+    release = list(parsed.release)
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    text = ".".join(map(str, release))
+    if parsed.epoch:
+        text = f"{parsed.epoch}!{text}"
+    if parsed.pre:
+        text += f"{parsed.pre[0]}{parsed.pre[1]}"
+    if parsed.post is not None:
+        text += f".post{parsed.post}"
+    if parsed.dev is not None:
+        text += f".dev{parsed.dev}"
+    if parsed.local:
+        text += f"+{parsed.local}"
+    return text[:100]

@@ -1,0 +1,315 @@
+"""Reading release sources: each kind of source served on loopback as its service serves
+it (ETag, Last-Modified, 304), one tip per release whatever reports it, pre-releases by
+each ecosystem's rule, and a failing or unreadable source named in its health while the
+others are read."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from background.schedule import queue_due
+from releases.models import ReleaseSource, Tip
+from releases.polling import Pace, read_due
+
+from ..background_tasks import run_queued
+from . import formats
+from .conftest import NOW
+from .release_server import Route
+
+pytestmark = pytest.mark.django_db
+
+JULY_24 = datetime(2024, 7, 24, 16, 39, 14, tzinfo=UTC)
+NOTES = (
+    "<h1>PyTorch 2.4 Release Notes</h1>"
+    "<p>We are excited to announce the <b>release</b> of PyTorch 2.4.</p><p>More.</p>"
+)
+
+
+def run(now=NOW):
+    return read_due(now=now, pace=Pace(per_host=0))
+
+
+def github_route(releases, **kwargs):
+    return Route(formats.github_atom("pytorch/pytorch", releases), "application/atom+xml", **kwargs)
+
+
+def pypi_route(releases):
+    return Route(formats.pypi_rss("torch", releases), "text/xml; charset=utf-8", modified=JULY_24)
+
+
+def test_a_new_github_release_becomes_a_tip_with_its_date_page_and_first_paragraph(remote, watch):
+    watch(
+        "github",
+        remote.serve("/pytorch/pytorch/releases.atom", github_route([("v2.4.0", JULY_24, NOTES)])),
+    )
+    summary = run()
+    tip = Tip.objects.get()
+    assert (tip.project.name, tip.version, tip.state) == ("PyTorch", "2.4.0", Tip.State.NEW)
+    assert tip.released_at == JULY_24
+    assert tip.release_url == "https://github.com/pytorch/pytorch/releases/tag/v2.4.0"
+    assert tip.notes_url == tip.release_url
+    assert tip.summary == "We are excited to announce the release of PyTorch 2.4."
+    assert (summary.tips_created, summary.requests) == (1, 1)
+
+
+def test_a_version_published_later_is_found_at_the_next_read(remote, watch):
+    path = "/pytorch/pytorch/releases.atom"
+    source = watch("github", remote.serve(path, github_route([("v2.4.0", JULY_24, NOTES)])))
+    run()
+    later = JULY_24 + timedelta(days=3)
+    remote.serve(
+        path, github_route([("v2.4.1", later, "<p>Fixes.</p>"), ("v2.4.0", JULY_24, NOTES)])
+    )
+    run(NOW + timedelta(days=3))
+    assert [tip.version for tip in Tip.objects.all()] == ["2.4.1", "2.4.0"]
+    source.refresh_from_db()
+    assert source.etag == remote.routes[path].etag
+
+
+def test_release_candidates_are_left_out_of_a_stable_only_pypi_source(remote, watch):
+    releases = [
+        ("2.5.0rc1", JULY_24 + timedelta(days=1)),
+        ("2.4.0", JULY_24),
+        ("2.4.0.dev20240701", JULY_24),
+    ]
+    watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route(releases)))
+    run()
+    assert list(Tip.objects.values_list("version", flat=True)) == ["2.4.0"]
+
+
+def test_a_source_taking_everything_keeps_npm_pre_releases_marked_as_such(remote, watch):
+    releases = [("3.0.0-beta.1", JULY_24 + timedelta(hours=1)), ("2.9.0", JULY_24)]
+    body = formats.npm_document("left-pad", releases)
+    watch(
+        "npm",
+        remote.serve("/left-pad", Route(body, "application/json")),
+        include=ReleaseSource.Include.ALL,
+    )
+    run()
+    tips = {tip.version: tip for tip in Tip.objects.all()}
+    assert set(tips) == {"3.0.0-beta.1", "2.9.0"}
+    assert tips["3.0.0-beta.1"].prerelease and not tips["2.9.0"].prerelease
+    assert tips["2.9.0"].release_url == "https://www.npmjs.com/package/left-pad/v/2.9.0"
+
+
+def test_crates_io_versions_yanked_and_pre_release_ones_are_not_tips(remote, watch):
+    releases = [
+        ("1.1.0-alpha.1", JULY_24 + timedelta(days=2)),
+        ("1.0.1", JULY_24 + timedelta(days=1)),
+        ("1.0.0", JULY_24),
+    ]
+    body = formats.crates_versions("serde", releases, yanked={"1.0.1"})
+    watch("crates", remote.serve("/api/v1/crates/serde/versions", Route(body, "application/json")))
+    run()
+    tip = Tip.objects.get()
+    assert (tip.version, tip.released_at) == ("1.0.0", JULY_24.replace(microsecond=123456))
+    assert tip.release_url == "https://crates.io/crates/serde/1.0.0"
+
+
+def test_a_blog_feed_gives_tips_for_release_posts_only(remote, watch):
+    posts = [
+        (
+            "Django 5.1 released",
+            "https://example.org/weblog/2024/aug/07/django-51-released/",
+            JULY_24,
+            "<p>Django 5.1 is out.</p>",
+        ),
+        (
+            "Django 5.1 release candidate 1 released",
+            "https://example.org/rc",
+            JULY_24 - timedelta(days=10),
+            "<p>RC.</p>",
+        ),
+        ("The DSF board election", "https://example.org/board", JULY_24, "<p>Vote.</p>"),
+    ]
+    watch(
+        "feed",
+        remote.serve(
+            "/weblog/feed/", Route(formats.rss_blog("Django", posts), "application/rss+xml")
+        ),
+    )
+    run()
+    tip = Tip.objects.get()
+    assert (tip.version, tip.summary) == ("5.1", "Django 5.1 is out.")
+    assert tip.release_url == "https://example.org/weblog/2024/aug/07/django-51-released/"
+
+
+def test_a_json_feed_is_read(remote, watch):
+    posts = [
+        (
+            "Zig 0.13.0 Release Notes",
+            "https://example.org/0.13.0/",
+            "2024-07-24T16:39:14+02:00",
+            "<p>Zig 0.13.</p>",
+        )
+    ]
+    watch(
+        "feed",
+        remote.serve("/feed.json", Route(formats.json_feed("Zig", posts), "application/feed+json")),
+    )
+    run()
+    tip = Tip.objects.get()
+    assert (tip.version, tip.released_at) == (
+        "0.13.0",
+        datetime(2024, 7, 24, 14, 39, 14, tzinfo=UTC),
+    )
+
+
+def test_the_same_version_from_github_and_pypi_is_one_tip_with_both_links(remote, watch):
+    watch(
+        "github",
+        remote.serve("/pytorch/pytorch/releases.atom", github_route([("v2.4.0", JULY_24, NOTES)])),
+    )
+    watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route([("2.4.0", JULY_24)])))
+    run()
+    tip = Tip.objects.get()
+    assert sorted(link.url for link in tip.links.all()) == [
+        "https://github.com/pytorch/pytorch/releases/tag/v2.4.0",
+        "https://pypi.org/project/torch/2.4.0/",
+    ]
+
+
+def test_a_dismissed_tip_stays_dismissed_when_reported_again(remote, watch):
+    watch(
+        "github",
+        remote.serve(
+            "/pytorch/pytorch/releases.atom",
+            github_route([("v2.4.0", JULY_24, NOTES)], conditional=False),
+        ),
+    )
+    run()
+    Tip.objects.update(state=Tip.State.DISMISSED)
+    watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route([("2.4", JULY_24)])))
+    run(NOW + timedelta(hours=1))
+    tip = Tip.objects.get()
+    assert tip.state == Tip.State.DISMISSED
+    assert tip.links.count() == 2
+
+
+def test_a_second_read_is_conditional_and_its_304_writes_nothing(remote, watch):
+    path = "/rss/project/torch/releases.xml"
+    source = watch("pypi", remote.serve(path, pypi_route([("2.4.0", JULY_24)])))
+    run()
+    source.refresh_from_db()
+    assert source.etag == remote.routes[path].etag
+    assert source.last_modified == "Wed, 24 Jul 2024 16:39:14 GMT"
+    with CaptureQueriesContext(connection) as queries:
+        summary = run(NOW + timedelta(hours=1))
+    sent = remote.requests_for(path)[-1]
+    assert sent["If-None-Match"] == source.etag
+    assert sent["If-Modified-Since"] == "Wed, 24 Jul 2024 16:39:14 GMT"
+    writes = [q["sql"] for q in queries if q["sql"].split()[0] in {"INSERT", "UPDATE", "DELETE"}]
+    # The run's one UPDATE that moves the sources it reads to their next read; none for
+    # the source itself, none for tips.
+    assert len(writes) == 1 and "next_attempt_at" in writes[0]
+    assert summary.unchanged == 1
+
+
+def test_a_source_answering_500_is_read_again_later_and_later(remote, watch):
+    source = watch("pypi", remote.serve("/broken", Route(status=500)))
+    run()
+    source.refresh_from_db()
+    assert source.failures == 1
+    assert source.last_error.endswith("/broken answered 500")
+    assert source.next_attempt_at == NOW + timedelta(hours=1)
+    run(NOW + timedelta(minutes=45))  # not due yet: not asked
+    assert len(remote.requests_for("/broken")) == 1
+    run(NOW + timedelta(hours=1))
+    source.refresh_from_db()
+    assert (source.failures, source.next_attempt_at) == (2, NOW + timedelta(hours=3))
+
+
+def test_a_429_is_read_again_after_its_retry_after(remote, watch):
+    source = watch("npm", remote.serve("/busy", Route(status=429, headers={"Retry-After": "7200"})))
+    run()
+    source.refresh_from_db()
+    assert "429" in source.last_error
+    assert source.next_attempt_at == NOW + timedelta(seconds=7200)
+
+
+def test_a_source_that_works_again_is_healthy_again(remote, watch):
+    source = watch("pypi", remote.serve("/rss/project/torch/releases.xml", Route(status=500)))
+    run()
+    remote.serve("/rss/project/torch/releases.xml", pypi_route([("2.4.0", JULY_24)]))
+    run(NOW + timedelta(hours=1))
+    source.refresh_from_db()
+    assert (source.failures, source.last_error, source.last_success) == (
+        0,
+        "",
+        NOW + timedelta(hours=1),
+    )
+    assert Tip.objects.count() == 1
+
+
+def test_broken_sources_are_named_in_their_health_and_the_others_are_read(remote, watch, project):
+    html = watch(
+        "feed",
+        remote.serve("/html", Route(b"<!doctype html><title>Blog</title><p>Hi", "text/html")),
+    )
+    bad_version = watch(
+        "pypi",
+        remote.serve("/bad-version", pypi_route([("2.4.0", JULY_24), ("not a version!", JULY_24)])),
+    )
+    no_zone = watch(
+        "feed",
+        remote.serve(
+            "/no-zone.json",
+            Route(
+                formats.json_feed(
+                    "Zig",
+                    [("Zig 0.13.0", "https://example.org/z", "2024-07-24T16:39:14", "<p>Z</p>")],
+                ),
+                "application/feed+json",
+            ),
+        ),
+    )
+    loop = watch(
+        "github", remote.serve("/loop-a", Route(status=302, headers={"Location": "/loop-b"}))
+    )
+    remote.serve("/loop-b", Route(status=302, headers={"Location": "/loop-a"}))
+    duplicate = watch(
+        "github",
+        remote.serve("/dup.atom", github_route([("v1.2.0", JULY_24, ""), ("1.2.0", JULY_24, "")])),
+    )
+    run()
+    for source in (html, bad_version, no_zone, loop, duplicate):
+        source.refresh_from_db()
+    assert html.failures == 1 and "not an RSS or Atom feed" in html.last_error
+    assert (
+        loop.failures == 1
+        and "redirects in a loop" in loop.last_error
+        and "/loop-b" in loop.last_error
+    )
+    assert (
+        bad_version.failures == 0
+        and "“not a version!” is not a PEP 440 version" in bad_version.last_error
+    )
+    assert no_zone.failures == 0 and "has no time zone; read as UTC" in no_zone.last_error
+    assert duplicate.failures == 0 and "listed twice" in duplicate.last_error
+    assert sorted(Tip.objects.values_list("version", flat=True)) == ["0.13.0", "1.2.0", "2.4.0"]
+    assert Tip.objects.get(version="0.13.0").released_at == datetime(
+        2024, 7, 24, 16, 39, 14, tzinfo=UTC
+    )
+
+
+def test_releases_older_than_a_month_are_history_not_tips(remote, watch):
+    old = JULY_24 - timedelta(days=60)
+    watch(
+        "pypi",
+        remote.serve(
+            "/rss/project/torch/releases.xml", pypi_route([("2.4.0", JULY_24), ("2.3.0", old)])
+        ),
+    )
+    run()
+    assert list(Tip.objects.values_list("version", flat=True)) == ["2.4.0"]
+
+
+def test_the_worker_reads_the_sources_as_a_periodic_task(remote, watch):
+    watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route([("2.4.0", JULY_24)])))
+    with time_machine.travel(NOW, tick=True):
+        assert "read-release-sources" in queue_due()
+        run_queued()
+    assert Tip.objects.get().version == "2.4.0"
