@@ -552,6 +552,9 @@ SKILLO_PERIODIC_TASKS = {
     "fediverse-prune": ("fediverse.publishing.prune", timedelta(hours=1)),
     # The rate limits' windows that have ended, where they are counted in the database.
     "forget-ended-rate-windows": ("ratelimits.tasks.forget_ended_windows", timedelta(hours=1)),
+    # The release desk: the watched projects' sources that are due (each about every half
+    # hour, a failing one later and later), new releases put on the desk as tips.
+    "read-release-sources": ("releases.tasks.read_release_sources", timedelta(minutes=5)),
 }
 
 # Logging: Django's defaults (with DEBUG on, its INFO lines on the console), less Django's
