@@ -49,7 +49,8 @@ def can_change(user, entry):
 
 
 def _take(coverage_pk):
-    """The coverage, its version moved on, held until the transaction ends."""
+    """The coverage, its version moved on, held until the transaction ends. Raises
+    LiveCoverage.DoesNotExist."""
     LiveCoverage.objects.filter(pk=coverage_pk).update(
         version=F("version") + 1, changed_at=timezone.now()
     )
@@ -78,7 +79,8 @@ def post_entry(coverage, user, *, body, headline="", key_event=False, authors=No
         key_event=key_event,
         posted_by=user,
     )
-    entry.full_clean(exclude=["coverage", "posted_at"])
+    # The story and the user are known (and checked under the lock below).
+    entry.full_clean(exclude=["coverage", "posted_at", "posted_by"])
     with transaction.atomic():
         coverage = _take(coverage.pk)
         if not coverage.is_live:
@@ -88,7 +90,7 @@ def post_entry(coverage, user, *, body, headline="", key_event=False, authors=No
         entry.version = coverage.version
         entry.posted_at = timezone.now()
         entry.save()
-        entry.authors.set(Author.objects.filter(user=user) if authors is None else authors)
+        entry.authors.add(*(Author.objects.filter(user=user) if authors is None else authors))
         if not waits:
             _purge(coverage.pk)
             _announce(entry_published, coverage=coverage, entry=entry)
@@ -112,7 +114,7 @@ def edit_entry(entry, user, *, authors=None, **fields):
         changed = {name: value for name, value in fields.items() if getattr(entry, name) != value}
         for name, value in changed.items():
             setattr(entry, name, value)
-        entry.full_clean(exclude=["coverage", "posted_at"])
+        entry.full_clean(exclude=["coverage", "posted_at", "posted_by"])
         if not changed and authors is None:
             transaction.set_rollback(True)
             return entry
