@@ -1,8 +1,9 @@
 from django.contrib import admin
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from . import views
 from .models import ReleaseSource, Tip, TipLink, WatchedProject
 
 
@@ -103,3 +104,13 @@ class TipAdmin(admin.ModelAdmin):
             reverse("admin:news_article_change", args=[tip.article_id]),
             tip.article.title,
         )
+
+    def get_urls(self):
+        # The dashboard's buttons; each view checks who may (releases.desk).
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:tip_id>/write-up/", wrap(views.write_up), name="releases_tip_write_up"),
+            path("<int:tip_id>/dismiss/", wrap(views.dismiss), name="releases_tip_dismiss"),
+            path("<int:tip_id>/assign/", wrap(views.assign), name="releases_tip_assign"),
+            *super().get_urls(),
+        ]
