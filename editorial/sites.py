@@ -2,6 +2,7 @@ from django.contrib import admin
 from django_tasks_db.models import DBTaskResult
 
 from people.models import Author
+from releases import desk as releases_desk
 
 from . import conversation, queues
 from .models import sources_to_fix_count
@@ -42,6 +43,8 @@ class NewsroomSite(admin.AdminSite):
                 "facts_due": None,
                 "sources_to_fix": None,
             }
+            # The release desk's tips: the Releases column, and those given to the user.
+            dashboard.update(releases_desk.dashboard(user))
             if user.has_perm("editorial.change_factsdue"):
                 facts_due = queues.facts_due()
                 dashboard["facts_due"] = facts_due.order_by("facts_verified", "published_at")[
