@@ -85,3 +85,16 @@ def headline(note):
         "Submitted for review": "Submitted for review",
     }.get(note.step, note.step)
     return f"{words} by {who(note)}"
+
+
+def from_release_desk(sender, tip, article, user, **kwargs):
+    """A draft started from a release desk's tip (releases.desk.written_up) opens its
+    conversation with the tip: the release and where it was reported."""
+    links = ", ".join(link.url for link in tip.links.all()) or tip.release_url
+    Note.objects.create(
+        article=article,
+        author=user,
+        step="Started from the release desk",
+        text=f"{tip.project.name} {tip.version}, released {tip.released_at:%Y-%m-%d %H:%M} UTC: "
+        f"{links}",
+    )
