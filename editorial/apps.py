@@ -17,7 +17,12 @@ class EditorialConfig(AppConfig):
     verbose_name = "Editorial"
 
     def ready(self):
+        from releases.desk import written_up
+
+        from .conversation import from_release_desk
+
         post_migrate.connect(ensure_roles, sender=self)
+        written_up.connect(from_release_desk, dispatch_uid="editorial-release-desk")
 
 
 class NewsroomAdminConfig(admin_apps.AdminConfig):
