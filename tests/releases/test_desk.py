@@ -193,3 +193,12 @@ def test_the_dashboard_asks_as_many_queries_for_one_tip_as_for_twenty(editor, to
     with CaptureQueriesContext(connection) as twenty:
         editor.get(HOME)
     assert len(twenty) == len(one)
+
+
+def test_the_drafts_conversation_says_which_tip_it_came_from(editor, torch):
+    post(editor, make_tip(torch, "2.4.0"), "write_up")
+    form = editor.get(reverse("admin:news_article_change", args=[Article.objects.get().pk]))
+    html = form.content.decode()
+    assert "Started from the release desk" in html
+    assert "PyTorch 2.4.0, released 2024-07-24 23:39 UTC" in html
+    assert "https://pypi.org/project/torch/2.4.0/" in html
