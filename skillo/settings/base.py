@@ -555,6 +555,8 @@ SKILLO_PERIODIC_TASKS = {
     # The release desk: the watched projects' sources that are due (each about every half
     # hour, a failing one later and later), new releases put on the desk as tips.
     "read-release-sources": ("releases.tasks.read_release_sources", timedelta(minutes=5)),
+    # Members: sign-in links a day old (used or not) and ended sessions.
+    "forget-member-links": ("members.tasks.forget_old_links_and_sessions", timedelta(days=1)),
 }
 
 # Logging: Django's defaults (with DEBUG on, its INFO lines on the console), less Django's
