@@ -13,6 +13,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from members.models import Member, MemberSession, SignInLink
+from members.tasks import forget_old_links_and_sessions
 from newsletters.models import Subscriber, Suppressed, digest
 
 from ..background_tasks import run_queued
@@ -211,3 +212,15 @@ def test_a_links_button_refuses_a_post_without_its_csrf_token(mail_server):  # n
     path = received_link(mail_server, ADA)
     assert Client(enforce_csrf_checks=True).post(path).status_code == 403
     assert Client().post(path).status_code == 302
+
+
+def test_links_are_forgotten_after_a_day_and_sessions_when_they_end(mail_server):  # noqa: F811
+    signed_in(mail_server, ADA)
+    ask_for_link(ADA)
+    run_queued()
+    with time_machine.travel(timedelta(hours=25)):
+        forget_old_links_and_sessions.call()
+        assert not SignInLink.objects.exists() and MemberSession.objects.exists()
+    with time_machine.travel(timedelta(days=91)):
+        forget_old_links_and_sessions.call()
+        assert not MemberSession.objects.exists() and Member.objects.exists()
