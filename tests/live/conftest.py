@@ -1,5 +1,6 @@
 import pytest
 from django.contrib.auth.models import Group
+from django.utils import timezone
 
 from live.models import LiveCoverage
 from tests.factories import ArticleFactory, AuthorFactory
@@ -27,4 +28,6 @@ def editor(django_user_model):
 def story(db):
     """A published article with live coverage on."""
     article = ArticleFactory(title="The keynote, live", body="We follow the keynote.")
-    return LiveCoverage.objects.create(article=article, state=LiveCoverage.State.LIVE)
+    return LiveCoverage.objects.create(
+        article=article, state=LiveCoverage.State.LIVE, starts_at=timezone.now()
+    )

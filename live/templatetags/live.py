@@ -1,0 +1,43 @@
+from django import template
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from live.dependencies import LIVE
+from live.models import LiveCoverage
+from live.reading import key_events, page_of_entries, render_entries, structured_data
+from live.stories import live_story_ids
+from pagecache.dependencies import depends_on
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def live_coverage(context, article):
+    """An article page's live coverage, if it has any: its state, "What we know", key
+    events and newest entries. The page depends on the coverage (LIVE) either way, so
+    that turning coverage on shows it. No query for an article without coverage once the
+    live stories are remembered (live.stories)."""
+    request = context["request"]
+    depends_on(request, LIVE(article.pk))
+    if article.pk not in live_story_ids():
+        return ""
+    coverage = LiveCoverage.objects.filter(pk=article.pk).first()
+    if coverage is None:
+        return ""
+    entries, more = page_of_entries(coverage)
+    shown = render_entries(entries)
+    depends_on(request, *shown.dependencies)
+    return mark_safe(
+        render_to_string(
+            "live/coverage.html",
+            {
+                "coverage": coverage,
+                "article": article,
+                "entries": shown.html,
+                "count": len(entries),
+                "more": more,
+                "key_events": key_events(coverage),
+                "structured_data": structured_data(coverage, article, entries),
+            },
+        )
+    )
