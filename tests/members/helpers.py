@@ -22,12 +22,20 @@ def ask_for_link(email, client=None):
 
 
 def received_link(mail_server, email):
-    """The path of the newest sign-in link mailed to ``email``."""
+    """The path of the sign-in link mailed to ``email`` last (the one this helper has
+    not returned before: mails of one second are in no particular order)."""
     run_queued()
-    messages = mail_server.to(email)
-    assert messages, f"no mail to {email}"
-    (path,) = LINK.findall(text_of(messages[-1]))
-    return path
+    seen = mail_server.__dict__.setdefault("sign_in_links_seen", set())
+    found = [
+        path
+        for message in mail_server.to(email)
+        if message["Subject"] == "Your link to sign in to Skillo"
+        for path in LINK.findall(text_of(message))
+        if path not in seen
+    ]
+    assert len(found) == 1, f"{len(found)} new sign-in links to {email}"
+    seen.add(found[0])
+    return found[0]
 
 
 def signed_in(mail_server, email, client=None):
