@@ -203,7 +203,7 @@ def erase(request, member):
 
 @never_cache
 def story_state(request, pk):
-    """The personal part of a story's page, asked by members/static/members/member.js:
+    """The personal part of a story's page, asked by members/static/js/members.js:
     whether the reader is signed in and has saved it, and what the save button posts."""
     article = get_object_or_404(Article.objects.published().only("pk"), pk=pk)
     member = sessions.current_member(request)

@@ -8,7 +8,7 @@ register = template.Library()
 
 @register.simple_tag
 def member_script(article=None, signed_in=None):
-    """The members' script (static/members/member.js). On a story's page, which is the
+    """The members' script (members/static/js/members.js). On a story's page, which is the
     same cached page for every reader, it asks /account/ for the personal part (signed
     in? saved?) only in a browser that has signed in; on the account's pages it notes
     whether this browser is signed in."""
@@ -18,7 +18,7 @@ def member_script(article=None, signed_in=None):
         data = format_html('data-signed-in="{}"', "yes" if signed_in else "no")
     return format_html(
         '<script src="{}" {} data-sign-in="{}" defer></script>',
-        static("members/member.js"),
+        static("js/members.js"),
         data,
         reverse("members:portal"),
     )
