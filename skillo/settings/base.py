@@ -607,6 +607,13 @@ MEMBER_LINKS_PER_ADDRESS = env_int("MEMBER_LINKS_PER_ADDRESS", 5)
 MEMBER_LINKS_PER_CLIENT = env_int("MEMBER_LINKS_PER_CLIENT", 30)
 MEMBER_SESSION_DAYS = env_int("MEMBER_SESSION_DAYS", 90)
 MEMBER_COOKIE_NAME = os.environ.get("MEMBER_COOKIE_NAME", "member")
+# Members' comments: at most this many an hour from one member and from one client
+# address; a member's first comment only once they have been a member this many minutes.
+# Whether a first comment waits for a moderator, and when comments close, are the
+# editors' choice in the admin (Comment settings).
+COMMENTS_PER_MEMBER = env_int("COMMENTS_PER_MEMBER", 10)
+COMMENTS_PER_CLIENT = env_int("COMMENTS_PER_CLIENT", 30)
+COMMENT_MIN_MEMBER_MINUTES = env_int("COMMENT_MIN_MEMBER_MINUTES", 10)
 
 # Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
 # sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are
