@@ -198,12 +198,14 @@ def read_due(now=None, pace=None, limit=None):
             summary.unchanged += 1
             succeeded(source, now, problems=None)
             continue
-        created, linked = keep_tips(source, read.releases, now)
+        # The tips and the source's health in one commit.
+        with transaction.atomic():
+            created, linked = keep_tips(source, read.releases, now)
+            succeeded(source, now, read.problems, answer)
         summary.tips_created += created
         summary.links_added += linked
         if not (created or linked):
             summary.unchanged += 1
-        succeeded(source, now, read.problems, answer)
     summary.requests = pace.requests
     return summary
 
@@ -250,7 +252,7 @@ def succeeded(source, now, problems, answer=None):
 
 def keep_tips(source, releases, now):
     """One tip per new version of the project, and this source's link on each tip it
-    reports; returns (tips created, links added). Reads two queries when nothing is new."""
+    reports; returns (tips created, links added). Two queries when nothing is new."""
     wanted = {}
     for release in releases:
         if release.released_at < now - FRESH:
@@ -269,32 +271,48 @@ def keep_tips(source, releases, now):
             "tip_id", flat=True
         )
     )
-    created = links = 0
-    for key, release in wanted.items():
-        tip = tips.get(key)
-        if tip is not None and tip.pk in linked:
-            continue
-        with transaction.atomic():
-            if tip is None:
-                tip, new = Tip.objects.get_or_create(
-                    project_id=source.project_id,
-                    version_key=key,
-                    defaults={
-                        "version": release.version[:100],
-                        "prerelease": release.prerelease,
-                        "released_at": release.released_at,
-                        "release_url": release.url[:500],
-                        "notes_url": release.notes_url[:500],
-                        "summary": release.summary,
-                    },
-                )
-                created += new
-            _, new_link = TipLink.objects.get_or_create(
-                tip=tip,
-                source=source,
-                defaults={"url": release.url[:500], "notes_url": release.notes_url[:500]},
+    unlinked = [key for key in wanted if key not in tips or tips[key].pk not in linked]
+    if not unlinked:
+        return 0, 0
+    new_keys = [key for key in unlinked if key not in tips]
+    # One transaction and a few statements for the source (SQLite syncs the disk at each
+    # commit); a tip or link another run added meanwhile is left as it is.
+    with transaction.atomic():
+        if new_keys:
+            Tip.objects.bulk_create(
+                [
+                    Tip(
+                        project_id=source.project_id,
+                        version_key=key,
+                        version=wanted[key].version[:100],
+                        prerelease=wanted[key].prerelease,
+                        released_at=wanted[key].released_at,
+                        release_url=wanted[key].url[:500],
+                        notes_url=wanted[key].notes_url[:500],
+                        summary=wanted[key].summary,
+                    )
+                    for key in new_keys
+                ],
+                ignore_conflicts=True,
             )
-            links += new_link
+            tips.update(
+                (tip.version_key, tip)
+                for tip in Tip.objects.filter(project=source.project_id, version_key__in=new_keys)
+            )
+        TipLink.objects.bulk_create(
+            [
+                TipLink(
+                    tip=tips[key],
+                    source=source,
+                    url=wanted[key].url[:500],
+                    notes_url=wanted[key].notes_url[:500],
+                )
+                for key in unlinked
+            ],
+            ignore_conflicts=True,
+        )
+        for key in unlinked:
+            tip, release = tips[key], wanted[key]
             # The notes and their first paragraph, from the source that has them (PyPI's
             # feed has none; the GitHub release page has both).
             fill = {}
@@ -304,4 +322,4 @@ def keep_tips(source, releases, now):
                 fill["summary"] = release.summary
             if fill:
                 Tip.objects.filter(pk=tip.pk).update(**fill)
-    return created, links
+    return len(new_keys), len(unlinked)
