@@ -30,6 +30,12 @@ EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.vi
           "fediverse.view_remoteactor", "fediverse.change_remoteactor",
           "fediverse.view_blockeddomain", "fediverse.add_blockeddomain",
           "fediverse.view_follower",
+          # The release desk: the projects watched and their sources; the tips are
+          # handled on the dashboard.
+          "releases.add_watchedproject", "releases.change_watchedproject",
+          "releases.delete_watchedproject", "releases.view_watchedproject",
+          "releases.add_releasesource", "releases.change_releasesource",
+          "releases.delete_releasesource", "releases.view_releasesource", "releases.view_tip",
           ]  # fmt: skip
 
 
