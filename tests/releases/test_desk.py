@@ -202,3 +202,29 @@ def test_the_drafts_conversation_says_which_tip_it_came_from(editor, torch):
     assert "Started from the release desk" in html
     assert "PyTorch 2.4.0, released 2024-07-24 23:39 UTC" in html
     assert "https://pypi.org/project/torch/2.4.0/" in html
+
+
+def test_editors_add_a_project_to_watch_with_its_sources(editor):
+    python = Tag.objects.create(name="Python")
+    response = editor.post(
+        reverse("admin:releases_watchedproject_add"),
+        {
+            "name": "Ruff",
+            "slug": "ruff",
+            "topics": [python.pk],
+            "sources-TOTAL_FORMS": "2",
+            "sources-INITIAL_FORMS": "0",
+            "sources-0-kind": "github",
+            "sources-0-identifier": "astral-sh/ruff",
+            "sources-0-include": "stable",
+            "sources-1-kind": "pypi",
+            "sources-1-identifier": "ruff",
+            "sources-1-include": "all",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    project = WatchedProject.objects.get()
+    assert [s.address for s in project.sources.all()] == [
+        "https://github.com/astral-sh/ruff/releases.atom",
+        "https://pypi.org/rss/project/ruff/releases.xml",
+    ]
