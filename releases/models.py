@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 
 # How long a source waits between two reads when all is well.
@@ -61,6 +62,9 @@ class WatchedProject(models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_absolute_url(self):
+        return reverse("releases:project", args=[self.slug])
 
 
 class ReleaseSourceQuerySet(models.QuerySet):
