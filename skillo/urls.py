@@ -30,6 +30,8 @@ urlpatterns = [
     path("search/", include("search.urls")),
     # A live story's pages of entries, its updates for open pages and its feeds.
     path("live/", include("live.urls")),
+    # A watched project's public page: the releases Skillo covered (releases.public).
+    path("releases/", include("releases.urls")),
     # A draft shown to an outside reviewer through a preview link (editorial.previews).
     path("preview/<str:token>/", shared_preview, name="shared-preview"),
     # An invited person chooses their name and password (editorial.invitations).
