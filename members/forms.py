@@ -29,3 +29,12 @@ class EraseForm(forms.Form):
         label="Yes, erase my membership and everything Skillo keeps about me",
         error_messages={"required": "Tick the box to confirm: erasing cannot be undone."},
     )
+
+
+class NameForm(forms.Form):
+    name = forms.CharField(
+        label="Name shown with your comments",
+        max_length=60,
+        required=False,
+        help_text="Never your address. Empty: “A Skillo member”.",
+    )

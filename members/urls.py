@@ -19,4 +19,11 @@ urlpatterns = [
     path("account/stories/<int:pk>/", views.story_state, name="story"),
     path("account/stories/<int:pk>/save/", views.save, name="save"),
     path("account/stories/<int:pk>/remove/", views.remove, name="remove"),
+    path("account/name/", views.name, name="name"),
+    path("account/stories/<int:pk>/comments/", views.comment, name="comment"),
+    path("account/comments/<int:pk>/edit/", views.edit_comment, name="edit-comment"),
+    path("account/comments/<int:pk>/delete/", views.delete_comment, name="delete-comment"),
+    # Public: the same for every reader, and cached (no cookie of the member's here).
+    path("comments/<int:pk>/", views.conversation, name="conversation"),
+    path("comments/<int:pk>/report/", views.report_comment, name="report"),
 ]

@@ -6,6 +6,7 @@ import json
 from functools import wraps
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,13 +16,16 @@ from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from fediverse.replies import REPLIES
+from news.dependencies import ARTICLE
 from news.models import Article
 from newsletters.forms import PreferencesForm
+from pagecache.dependencies import cached_page, depends_on
 
-from . import portal, sessions, signin
-from .forms import EraseForm, SignInForm
+from . import comments, portal, sessions, signin
+from .forms import EraseForm, NameForm, SignInForm
 from .links import find_link, usable
-from .models import SavedStory
+from .models import Comment, SavedStory
 
 TOO_MANY = (
     "There have been many requests for sign-in links from your network in the last "
@@ -29,6 +33,7 @@ TOO_MANY = (
 )
 SAVED = {
     "newsletter": "Saved: your newsletter choices are changed.",
+    "name": "Saved: your comments show this name.",
     "subscribed": "You are subscribed: the next story or digest comes to you.",
     "left": "You have left the newsletter: nothing more is sent.",
     "not-subscribed": "This address cannot be subscribed: mail to it bounced or was "
@@ -88,6 +93,7 @@ def render_portal(request, member, newsletter_form=None, erase_form=None, status
         "may_subscribe": not receiving and portal.may_subscribe(member, subscriber),
         "saved_stories": portal.saved_stories(member),
         "erase_form": erase_form or EraseForm(),
+        "name_form": NameForm(initial={"name": member.name}),
         "status_message": SAVED.get(request.GET.get("saved", "")),
     }
     return render(request, "members/portal.html", context, status=status)
@@ -205,11 +211,13 @@ def erase(request, member):
 def story_state(request, pk):
     """The personal part of a story's page, asked by members/static/js/members.js:
     whether the reader is signed in and has saved it, and what the save button posts."""
-    article = get_object_or_404(Article.objects.published().only("pk"), pk=pk)
+    article = get_object_or_404(Article.objects.published().only("pk", "published_at"), pk=pk)
     member = sessions.current_member(request)
     if member is None:
         return JsonResponse({"signed_in": False, "sign_in": reverse("members:portal")})
     saved = SavedStory.objects.filter(member=member, article=article).exists()
+    own = member.comments.filter(article=article).exclude(state=Comment.State.DELETED)
+    now = timezone.now()
     return JsonResponse(
         {
             "signed_in": True,
@@ -218,6 +226,18 @@ def story_state(request, pk):
             "remove": reverse("members:remove", args=[article.pk]),
             "portal": reverse("members:portal"),
             "csrf_token": get_token(request),
+            "may_comment": member.blocked_at is None and comments.is_open(article),
+            "comment": reverse("members:comment", args=[article.pk]),
+            "own_comments": [
+                {
+                    "id": c.pk,
+                    "state": c.state,
+                    "editable": comments.editable(c, now),
+                    "edit": reverse("members:edit-comment", args=[c.pk]),
+                    "delete": reverse("members:delete-comment", args=[c.pk]),
+                }
+                for c in own
+            ],
         }
     )
 
@@ -248,3 +268,87 @@ def remove(request, pk):
         return JsonResponse({"error": "Sign in to save stories."}, status=403)
     SavedStory.objects.filter(member=member, article_id=pk).delete()
     return saved_answer(request, False)
+
+
+@never_cache
+@require_POST
+@member_required
+def name(request, member):
+    form = NameForm(request.POST)
+    if not form.is_valid():
+        return render_portal(request, member, status=400)
+    member.name = form.cleaned_data["name"]
+    member.save(update_fields=["name"])
+    return back("name")
+
+
+@cached_page()
+def conversation(request, pk):
+    """A story's conversation, public and the same for everyone: kept by the page cache
+    and Varnish until a comment or a fediverse reply on it changes."""
+    article = get_object_or_404(Article.objects.published().only("pk", "published_at"), pk=pk)
+    depends_on(request, comments.COMMENTS(pk), REPLIES(pk), *ARTICLE.each([pk]))
+    return HttpResponse(comments.conversation(article))
+
+
+def refused(error):
+    return JsonResponse({"error": " ".join(error.messages)}, status=400)
+
+
+def own_comment(member, pk):
+    return get_object_or_404(
+        Comment.objects.exclude(state=Comment.State.DELETED), pk=pk, member=member
+    )
+
+
+@never_cache
+@require_POST
+def comment(request, pk):
+    member = sessions.current_member(request)
+    if member is None:
+        return JsonResponse({"error": "Sign in to comment."}, status=403)
+    article = get_object_or_404(Article.objects.published().only("pk", "published_at"), pk=pk)
+    if request.POST.get("website"):
+        return JsonResponse({"state": Comment.State.PENDING})  # a bot: told what people are
+    parent = request.POST.get("parent") or None
+    client = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
+    try:
+        made = comments.post(
+            member,
+            article,
+            request.POST.get("body", ""),
+            client,
+            # Anything but a comment's number is no thread (-1 matches none).
+            parent_id=(int(parent) if parent.isdigit() else -1) if parent else None,
+        )
+    except ValidationError as error:
+        return refused(error)
+    return JsonResponse({"state": made.state, "id": made.pk})
+
+
+@never_cache
+@require_POST
+@member_required
+def edit_comment(request, member, pk):
+    try:
+        comments.edit(own_comment(member, pk), request.POST.get("body", ""))
+    except ValidationError as error:
+        return refused(error)
+    return JsonResponse({"edited": True})
+
+
+@never_cache
+@require_POST
+@member_required
+def delete_comment(request, member, pk):
+    comments.delete(own_comment(member, pk))
+    return JsonResponse({"deleted": True})
+
+
+@never_cache
+@require_POST
+def report_comment(request, pk):
+    found = get_object_or_404(Comment.objects.shown(), pk=pk)
+    client = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
+    comments.report(found, client, request.POST.get("reason", ""))
+    return JsonResponse({"reported": True})

@@ -1,0 +1,263 @@
+"""Members' comments (issue 47): posted by members under published stories, plain text
+with links marked nofollow ugc, one level of replies, edited for 10 minutes, deleted by
+their author; a first comment waits when the editors say so; closed per story or after
+N days; moderation (approve, hide, block with a reason, reports); abuse held (limits,
+a new member's wait, a honeypot, duplicates, suppressed addresses); the conversation
+with fediverse replies, public, cached and purged by what changes it."""
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from fediverse.models import RemoteActor, Reply
+from members import comments
+from members.models import ClosedStory, Comment, CommentSettings, Member, Moderation
+from newsletters.models import Suppressed, digest
+
+from ..factories import ArticleFactory
+from ..mail_server import mail_server  # noqa: F401 (a fixture)
+from .helpers import signed_in
+
+pytestmark = pytest.mark.django_db
+
+ADA = "ada@example.org"
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+@pytest.fixture
+def rules(settings):
+    settings.COMMENT_MIN_MEMBER_MINUTES = 0
+    return CommentSettings.objects.create(first_comment_waits=False)
+
+
+@pytest.fixture
+def member(mail_server, rules):  # noqa: F811
+    client = signed_in(mail_server, ADA)
+    Member.objects.update(name="Ada")
+    return client
+
+
+def say(client, story, body, **fields):
+    return client.post(f"/account/stories/{story.pk}/comments/", {"body": body, **fields})
+
+
+def conversation(story):
+    return Client().get(f"/comments/{story.pk}/").content.decode()
+
+
+def test_a_members_comment_is_shown_in_the_storys_conversation(member):
+    story = ArticleFactory()
+    answer = say(member, story, "First!\n\nSee https://example.org/a?b=1.")
+    assert answer.json()["state"] == "approved"
+    html = conversation(story)
+    assert "<p>First!</p>" in html and "Ada" in html
+    assert '<a href="https://example.org/a?b=1" rel="nofollow ugc noopener noreferrer">' in html
+
+
+def test_markup_in_a_comment_is_shown_as_typed_never_run(member):
+    story = ArticleFactory()
+    say(member, story, '<script>alert(1)</script> <a href="javascript:x">x</a>')
+    html = conversation(story)
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    assert '<a href="javascript' not in html
+
+
+def test_a_reader_who_is_not_signed_in_cannot_comment():
+    story = ArticleFactory()
+    assert say(Client(), story, "Hello").status_code == 403
+    assert not Comment.objects.exists()
+
+
+def test_a_draft_takes_no_comments_and_has_no_conversation(member):
+    draft = ArticleFactory(draft=True)
+    assert say(member, draft, "Early").status_code == 404
+    assert Client().get(f"/comments/{draft.pk}/").status_code == 404
+
+
+def test_a_reply_hangs_under_a_comment_and_a_reply_to_a_reply_is_refused(member):
+    story = ArticleFactory()
+    first = say(member, story, "A comment").json()["id"]
+    reply = say(member, story, "A reply", parent=first)
+    assert reply.json()["state"] == "approved"
+    deeper = say(member, story, "A reply to the reply", parent=reply.json()["id"])
+    assert deeper.status_code == 400 and "Replies go under a comment" in deeper.json()["error"]
+    assert Comment.objects.get(pk=reply.json()["id"]).parent_id == first
+
+
+def test_a_comment_is_edited_within_10_minutes_and_not_after(member):
+    story = ArticleFactory()
+    pk = say(member, story, "Tpyo").json()["id"]
+    assert member.post(f"/account/comments/{pk}/edit/", {"body": "Typo"}).json() == {"edited": True}
+    assert "<p>Typo</p>" in conversation(story)
+    with time_machine.travel(timedelta(minutes=11)):
+        late = member.post(f"/account/comments/{pk}/edit/", {"body": "Later"})
+        assert late.status_code == 400 and "for 10 minutes" in late.json()["error"]
+    assert Comment.objects.get().body == "Typo"
+
+
+def test_a_member_deletes_their_own_comment_and_no_one_elses(member, mail_server):  # noqa: F811
+    story = ArticleFactory()
+    pk = say(member, story, "Mine").json()["id"]
+    grace = signed_in(mail_server, "grace@example.org")
+    assert grace.post(f"/account/comments/{pk}/delete/").status_code == 404
+    assert member.post(f"/account/comments/{pk}/delete/").json() == {"deleted": True}
+    assert "Mine" not in conversation(story)
+
+
+def test_a_first_comment_waits_for_a_moderator_when_the_editors_say_so(member, admin_client):
+    CommentSettings.objects.update(first_comment_waits=True)
+    story = ArticleFactory()
+    assert say(member, story, "Held").json()["state"] == "pending"
+    assert "Held" not in conversation(story)
+    comment = Comment.objects.get()
+    admin_client.post(
+        "/admin/members/comment/",
+        {"action": "approve", ACTION_CHECKBOX_NAME: [comment.pk], "reason": "fine"},
+    )
+    assert "Held" in conversation(story)
+    assert say(member, story, "Second").json()["state"] == "approved"
+    assert Moderation.objects.get().reason == "fine"
+
+
+def test_comments_close_per_story(member):
+    story = ArticleFactory()
+    ClosedStory.objects.create(article=story)
+    answer = say(member, story, "Too late")
+    assert answer.status_code == 400 and answer.json()["error"] == comments.CLOSED
+    assert "Comments on this story are closed." in conversation(story)
+
+
+def test_comments_close_n_days_after_publication(member):
+    CommentSettings.objects.update(close_after_days=7)
+    old = ArticleFactory(published_at=timezone.now() - timedelta(days=8))
+    recent = ArticleFactory(published_at=timezone.now() - timedelta(days=6))
+    assert say(member, old, "Old").status_code == 400
+    assert say(member, recent, "Recent").status_code == 200
+
+
+def test_hiding_takes_a_comment_off_the_conversation(member, admin_client):
+    story = ArticleFactory()
+    say(member, story, "Rude words")
+    admin_client.post(
+        "/admin/members/comment/",
+        {"action": "hide", ACTION_CHECKBOX_NAME: [Comment.objects.get().pk], "reason": "rude"},
+    )
+    assert "Rude words" not in conversation(story)
+    assert Moderation.objects.get().action == "hide"
+
+
+def test_blocking_a_member_takes_all_their_comments_away_at_once(member, admin_client):
+    stories = ArticleFactory.create_batch(2)
+    for story in stories:
+        say(member, story, f"Spam on {story.pk}")
+    pk = Comment.objects.first().pk
+    refused = admin_client.post(
+        "/admin/members/comment/", {"action": "block_authors", ACTION_CHECKBOX_NAME: [pk]}
+    )
+    assert refused.status_code == 302 and Member.objects.get().blocked_at is None
+    admin_client.post(
+        "/admin/members/comment/",
+        {"action": "block_authors", ACTION_CHECKBOX_NAME: [pk], "reason": "spam"},
+    )
+    assert all("Spam on" not in conversation(story) for story in stories)
+    assert Member.objects.get().blocked_reason == "spam"
+    assert say(member, stories[0], "Again").json()["error"] == comments.BLOCKED
+
+
+def test_a_reader_reports_a_comment_once(member):
+    story = ArticleFactory()
+    pk = say(member, story, "Hmm").json()["id"]
+    reader = Client(REMOTE_ADDR="192.0.2.5")
+    for _ in range(2):
+        assert reader.post(f"/comments/{pk}/report/", {"reason": "off topic"}).status_code == 200
+    assert Comment.objects.get().reports.count() == 1
+
+
+def test_a_new_member_waits_before_a_first_comment(member, settings):
+    settings.COMMENT_MIN_MEMBER_MINUTES = 10
+    story = ArticleFactory()
+    assert "10 minutes" in say(member, story, "Hi").json()["error"]
+    with time_machine.travel(timedelta(minutes=11)):
+        assert say(member, story, "Hi").status_code == 200
+
+
+def test_a_member_over_the_hourly_limit_is_refused(member, settings):
+    settings.COMMENTS_PER_MEMBER = 2
+    story = ArticleFactory()
+    answers = [say(member, story, f"Comment {n}").status_code for n in range(3)]
+    assert answers == [200, 200, 400]
+
+
+def test_the_same_text_twice_is_refused(member):
+    story = ArticleFactory()
+    say(member, story, "Same")
+    assert say(member, story, "Same").json()["error"] == comments.DUPLICATE
+
+
+def test_the_honeypot_saves_nothing(member):
+    story = ArticleFactory()
+    assert say(member, story, "Buy now", website="http://spam.example").status_code == 200
+    assert not Comment.objects.exists()
+
+
+def test_an_address_on_the_suppression_list_cannot_comment(member):
+    Suppressed.objects.create(address=digest(ADA), reason=Suppressed.Reason.COMPLAINED)
+    assert say(member, ArticleFactory(), "Hello").json()["error"] == comments.SUPPRESSED
+
+
+def test_a_comment_form_without_its_csrf_token_is_refused(member):
+    story = ArticleFactory()
+    forger = Client(enforce_csrf_checks=True)
+    forger.cookies = member.cookies
+    assert forger.post(f"/account/stories/{story.pk}/comments/", {"body": "x"}).status_code == 403
+    assert Client(enforce_csrf_checks=True).post("/comments/1/report/").status_code == 403
+
+
+def fediverse_reply(story, text, at):
+    remote = RemoteActor.objects.create(
+        uri="https://social.example/users/grace",
+        inbox="https://social.example/inbox",
+        fetched_at=timezone.now(),
+    )
+    return Reply.objects.create(
+        uri="https://social.example/notes/1",
+        article=story,
+        remote=remote,
+        content=f"<p>{text}</p>",
+        published_at=at,
+        state=Reply.State.APPROVED,
+    )
+
+
+def test_comments_and_fediverse_replies_are_one_conversation_marked_by_source(member):
+    story = ArticleFactory()
+    fediverse_reply(story, "From Mastodon", timezone.now() - timedelta(hours=1))
+    say(member, story, "From Skillo")
+    html = conversation(story)
+    assert html.index("From Mastodon") < html.index("From Skillo")
+    assert "From the fediverse" in html and '<span class="source">Comment</span>' in html
+
+
+def test_the_conversation_asks_as_many_queries_for_one_comment_as_for_fifty(member, mail_server):  # noqa: F811
+    story = ArticleFactory()
+    say(member, story, "One")
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            Client().get(f"/comments/{story.pk}/")
+        return len(captured)
+
+    one = queries()
+    person = Member.objects.get()
+    Comment.objects.bulk_create(
+        Comment(article=story, member=person, body=f"c{n}", body_html=f"<p>c{n}</p>",
+                state=Comment.State.APPROVED)
+        for n in range(49)
+    )  # fmt: skip
+    assert queries() == one
