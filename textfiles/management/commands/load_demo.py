@@ -16,6 +16,7 @@ from maintenance import statistics
 from news.models import Article, ArticleAuthor, FrontPin
 from people.models import Author, AuthorLink
 from textfiles.importer import import_articles
+from textfiles.signals import demo_loaded
 
 DEMO_CONTENT = Path(__file__).resolve().parents[2] / "demo_content"
 # Local demo accounts, one per editorial role: (username, password, group, superuser).
@@ -88,6 +89,7 @@ class Command(BaseCommand):
             illustrated = self.illustrate()
             self.choose_front_page()
             self.add_authors()
+            demo_loaded.send(sender=self.__class__)
             statistics.refresh()
             self.stdout.write(
                 self.style.SUCCESS(
