@@ -7,7 +7,11 @@ class ReleasesConfig(AppConfig):
     verbose_name = "Release desk"
 
     def ready(self):
+        from textfiles.signals import demo_loaded
+
+        from .demo import load
         from .signals import project_changed
 
+        demo_loaded.connect(load, dispatch_uid="releases-demo")
         post_save.connect(project_changed, sender="releases.WatchedProject")
         post_delete.connect(project_changed, sender="releases.WatchedProject")
