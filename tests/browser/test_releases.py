@@ -32,10 +32,12 @@ def test_an_editor_assigns_a_release_and_the_writer_writes_it_up(new_page, site,
     with screenshots_on_failure(artifacts, "releases-editor", editor):
         column = editor.locator("section[aria-labelledby=queue-releases]")
         expect(column).to_contain_text("Ruff 0.9.0")
-        column.get_by_label("Assign to").select_option(label="writer")
-        column.get_by_role("button", name="Assign", exact=True).click()
+        # The demo's releases wait there too: this one's row.
+        row = column.locator(f"#tip-{tip.pk}")
+        row.get_by_label("Assign to").select_option(label="writer")
+        row.get_by_role("button", name="Assign", exact=True).click()
         expect(editor.locator(".messagelist")).to_contain_text("Ruff 0.9.0 is writer's to write up")
-        expect(column).to_contain_text("assigned to writer")
+        expect(column.locator(f"#tip-{tip.pk}")).to_contain_text("assigned to writer")
 
     writer = log_in(new_page, site, "writer")
     with screenshots_on_failure(artifacts, "releases-writer", writer):
@@ -49,4 +51,4 @@ def test_an_editor_assigns_a_release_and_the_writer_writes_it_up(new_page, site,
         )
     article = Article.objects.get(title="Ruff 0.9.0 released")
     assert article.status == Article.Status.REVIEW
-    assert Tip.objects.get().article == article
+    assert Tip.objects.get(pk=tip.pk).article == article
