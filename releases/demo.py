@@ -6,11 +6,12 @@ demo articles cover written up, the newest ones waiting on the desk. No network.
 from pathlib import Path
 
 from django.db.models import Q
+from django.utils import timezone
 
 from news.models import Article, Tag
 
 from . import parsers, versions
-from .models import ReleaseSource, Tip, TipLink, WatchedProject
+from .models import READ_EVERY, ReleaseSource, Tip, TipLink, WatchedProject
 
 FEEDS = Path(__file__).resolve().parent / "demo_feeds"
 # (name, slug, topics, public page, kind, identifier, the feed's local copy)
@@ -40,7 +41,16 @@ def load(sender=None, **kwargs):
     for name, slug, topics, public, kind, identifier, copy in PROJECTS:
         project = WatchedProject.objects.create(name=name, slug=slug, public_page=public)
         project.topics.set(Tag.objects.filter(Q(name__in=topics)))
-        source = ReleaseSource.objects.create(project=project, kind=kind, identifier=identifier)
+        # As read from the local copy just now: the worker reads the real feed when it
+        # is next due (half an hour on), not the moment make run starts.
+        now = timezone.now()
+        source = ReleaseSource.objects.create(
+            project=project,
+            kind=kind,
+            identifier=identifier,
+            checked_at=now,
+            next_attempt_at=now + READ_EVERY,
+        )
         read = parsers.parse(kind, (FEEDS / copy).read_bytes())
         for release in read.releases:
             if release.prerelease:

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from releases.models import Tip, WatchedProject
+from releases.models import ReleaseSource, Tip, WatchedProject
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +51,9 @@ def test_writing_up_the_demos_new_pytorch_release_relates_its_earlier_stories(de
         "PyTorch 2.0 Introduces torch.compile",
     ]
     assert sorted(tip.article.tags.names()) == ["Machine learning", "PyTorch", "Python", "Release"]
+
+
+def test_the_demo_sources_are_next_read_half_an_hour_on(demo):
+    # make run's worker (and the server tests' workers) do not go out to the internet
+    # the moment the demo is loaded.
+    assert not ReleaseSource.objects.due().exists()
