@@ -40,6 +40,9 @@ from people.models import Author
 
 from .models import Entry, LiveCoverage
 
+# The whole-site backup's folder of live stories (textfiles' export_site, import_site).
+BACKUP_LIVE = "live"
+
 
 class LiveFileError(Exception):
     def __init__(self, problems):
