@@ -12,6 +12,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from embeds.models import Embed
+from live.textformat import BACKUP_LIVE
+from live.textformat import write_folder as write_live
 from news.models import Article, RetiredSlug, Tag
 from people.models import Author
 from sources.models import SourceURL
@@ -235,6 +237,8 @@ class Command(BaseCommand):
                 )
                 for embed in Embed.objects.ready().select_related("thumbnail").order_by("url")
             ]
+            # Live stories' coverage and entries (live/textformat.py), in the same snapshot.
+            write_live(work / BACKUP_LIVE)
         authors_text = sources_text = embeds_text = ""
         try:
             authors_text = format_authors(authors)
