@@ -14,6 +14,8 @@ from django.utils import timezone
 
 from embeds.models import Embed
 from images.models import Image
+from live.textformat import BACKUP_LIVE, LiveFileError
+from live.textformat import import_folder as restore_live
 from maintenance.locks import transaction_lock
 from news import purge
 from news.models import (
@@ -971,4 +973,8 @@ def _restore_site(folder, journal):
     problems = restore_front(folder / BACKUP_FRONT)
     if problems:
         raise ImportFailed(problems)
+    try:
+        restore_live(folder / BACKUP_LIVE)
+    except LiveFileError as error:
+        raise ImportFailed(error.problems) from None
     return SiteResult(result, len(tags), len(gone), len(authors), len(source_urls))
