@@ -214,7 +214,14 @@ def story_state(request, pk):
     article = get_object_or_404(Article.objects.published().only("pk", "published_at"), pk=pk)
     member = sessions.current_member(request)
     if member is None:
-        return JsonResponse({"signed_in": False, "sign_in": reverse("members:portal")})
+        return JsonResponse(
+            {
+                "signed_in": False,
+                "sign_in": reverse("members:portal"),
+                # For the report button, the one form a reader uses unsigned.
+                "csrf_token": get_token(request),
+            }
+        )
     saved = SavedStory.objects.filter(member=member, article=article).exists()
     own = member.comments.filter(article=article).exclude(state=Comment.State.DELETED)
     now = timezone.now()

@@ -13,7 +13,12 @@ def member_script(article=None, signed_in=None):
     in? saved?) only in a browser that has signed in; on the account's pages it notes
     whether this browser is signed in."""
     if article is not None:
-        data = format_html('data-story="{}"', reverse("members:story", args=[article.pk]))
+        data = format_html(
+            'data-story="{}" data-conversation="{}" data-css="{}"',
+            reverse("members:story", args=[article.pk]),
+            reverse("members:conversation", args=[article.pk]),
+            static("members/members.css"),
+        )
     else:
         data = format_html('data-signed-in="{}"', "yes" if signed_in else "no")
     return format_html(

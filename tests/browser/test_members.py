@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from members.models import SavedStory
+from members import comments
+from members.models import Comment, Member, SavedStory
 from news.models import Article
 
 from ..background_tasks import run_queued
@@ -67,7 +68,9 @@ def test_a_member_signs_in_from_the_mail_saves_a_story_and_signs_out_everywhere(
         page.get_by_role("button", name="Sign out everywhere").click()
         expect(page.locator("h1")).to_have_text("You are signed out")
         page.goto(site + ARTICLE)
-        expect(page.get_by_role("link", name="Sign in to save stories for later")).to_be_visible()
+        expect(
+            page.get_by_role("link", name="Sign in to save stories for later and to comment")
+        ).to_be_visible()
 
 
 def test_a_reader_who_never_signed_in_asks_nothing_of_the_account(new_page, site):
@@ -75,5 +78,60 @@ def test_a_reader_who_never_signed_in_asks_nothing_of_the_account(new_page, site
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     page.goto(site + ARTICLE)
-    expect(page.get_by_role("link", name="Sign in to save stories for later")).to_be_visible()
+    expect(
+        page.get_by_role("link", name="Sign in to save stories for later and to comment")
+    ).to_be_visible()
     assert not [url for url in asked if "/account/" in url]
+
+
+def sign_in(page, site, mail_server, email):  # noqa: F811
+    page.goto(f"{site}/account/")
+    page.fill("input[name=email]", email)
+    page.get_by_role("button", name="Send me a link").click()
+    expect(page.locator("h1")).to_have_text("Check your inbox")
+    run_queued()
+    message = mail_server.to(email)[-1]
+    body = message.get_payload()[0].get_payload(decode=True).decode()
+    (link,) = LINK.findall(body)
+    page.goto(site + link)
+    page.get_by_role("button", name="Sign me in").click()
+    expect(page.locator("h1")).to_have_text("Your account")
+
+
+def test_a_comment_is_posted_held_approved_shown_and_gone_when_its_author_is_blocked(
+    new_page,
+    site,
+    artifacts,
+    axe_source,
+    settings,
+    mail_server,  # noqa: F811
+):
+    settings.COMMENT_MIN_MEMBER_MINUTES = 0
+    page = new_page()
+    with screenshots_on_failure(artifacts, "comments", page):
+        sign_in(page, site, mail_server, "reader@example.org")
+        page.goto(site + ARTICLE)
+        page.get_by_label("Your comment").fill("A first thought.\n\nSee https://example.org/")
+        page.get_by_role("button", name="Post comment").click()
+        expect(page.locator(".comment-status")).to_have_text(
+            "Thank you: your comment waits for a moderator."
+        )
+        assert axe_violations(page, axe_source, ".conversation") == []
+
+        comments.moderate(Comment.objects.all(), "approve", "", None)
+        page.reload()
+        shown = page.locator(".conversation .comment")
+        expect(shown).to_contain_text("A first thought.")
+        link = shown.get_by_role("link", name="https://example.org/")
+        assert link.get_attribute("rel") == "nofollow ugc noopener noreferrer"
+        page.get_by_role("button", name="Reply").click()
+        page.get_by_label("Your reply").fill("And a reply.")
+        page.get_by_role("button", name="Post reply").click()
+        expect(page.locator(".conversation .replies")).to_contain_text("And a reply.")
+        assert axe_violations(page, axe_source, ".conversation") == []
+
+        comments.block(Member.objects.all(), "test", None)
+        reader = new_page()
+        reader.goto(site + ARTICLE)
+        expect(reader.locator(".conversation")).to_be_visible()
+        expect(reader.locator(".conversation")).not_to_contain_text("A first thought.")

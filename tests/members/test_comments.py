@@ -261,3 +261,11 @@ def test_the_conversation_asks_as_many_queries_for_one_comment_as_for_fifty(memb
         for n in range(49)
     )  # fmt: skip
     assert queries() == one
+
+
+def test_a_comment_shows_the_name_chosen_in_the_portal_never_the_address(member):
+    story = ArticleFactory()
+    assert member.post("/account/name/", {"name": "Ada L."})["Location"] == "/account/?saved=name"
+    say(member, story, "Named")
+    html = conversation(story)
+    assert "Ada L." in html and ADA not in html

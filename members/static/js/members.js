@@ -2,7 +2,11 @@
 // cached page for everyone (no cookie reaches it: the member's cookie is sent to
 // /account/ only), so what is personal is asked here, from /account/, in a request of
 // its own, and only in a browser that signed in (noted in its localStorage by the
-// account's pages). Everyone else gets a plain link and no request at all.
+// account's pages). Everyone else gets a plain link and no personal request.
+//
+// The story's conversation (members' comments and fediverse replies) is public and
+// cached on its own address; it replaces the page's "Replies from the fediverse", which
+// is what a reader without this script keeps seeing.
 (function () {
   "use strict";
 
@@ -36,37 +40,79 @@
   }
 
   var stateUrl = script.getAttribute("data-story");
+  var conversationUrl = script.getAttribute("data-conversation");
   if (!stateUrl) {
     return;
   }
 
-  function place(bar) {
-    var footer = document.querySelector(".article-footer");
-    if (footer) {
-      footer.parentNode.insertBefore(bar, footer);
-    } else {
-      document.querySelector("main").appendChild(bar);
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) {
+      node.className = className;
     }
+    if (text) {
+      node.textContent = text;
+    }
+    return node;
   }
 
-  var bar = document.createElement("p");
-  bar.className = "member-bar";
+  function post(url, token, fields) {
+    var body = new FormData();
+    Object.keys(fields || {}).forEach(function (name) {
+      body.append(name, fields[name]);
+    });
+    return fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": token, Accept: "application/json" },
+      body: body,
+    }).then(function (response) {
+      return response.json().then(function (answer) {
+        if (!response.ok) {
+          throw new Error(answer.error || "Not saved: please try again.");
+        }
+        return answer;
+      });
+    });
+  }
+
+  function askState() {
+    return fetch(stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        return response.ok ? response.json() : { signed_in: false };
+      });
+  }
+
+  // The comment form's and controls' looks, from this origin (the CSP allows no other).
+  var looks = script.getAttribute("data-css");
+  if (looks) {
+    var sheet = element("link");
+    sheet.rel = "stylesheet";
+    sheet.href = looks;
+    document.head.appendChild(sheet);
+  }
+
+  // The save control, before the story's footer.
+  var bar = element("p", "member-bar");
+  var footer = document.querySelector(".article-footer");
+  if (footer) {
+    footer.parentNode.insertBefore(bar, footer);
+  } else {
+    document.querySelector("main").appendChild(bar);
+  }
 
   function signInLink() {
     bar.textContent = "";
-    var link = document.createElement("a");
+    var link = element("a", "", "Sign in to save stories for later and to comment");
     link.href = script.getAttribute("data-sign-in");
-    link.textContent = "Sign in to save stories for later";
     bar.appendChild(link);
   }
 
   function saveButton(state) {
     bar.textContent = "";
-    var button = document.createElement("button");
+    var button = element("button", "link-button member-save");
     button.type = "button";
-    button.className = "link-button member-save";
-    var status = document.createElement("span");
-    status.className = "member-status";
+    var status = element("span", "member-status");
     status.setAttribute("role", "status");
 
     function show(saved) {
@@ -77,17 +123,7 @@
 
     button.addEventListener("click", function () {
       button.disabled = true;
-      fetch(state.saved ? state.remove : state.save, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "X-CSRFToken": state.csrf_token, Accept: "application/json" },
-      })
-        .then(function (response) {
-          if (!response.ok) {
-            throw new Error(String(response.status));
-          }
-          return response.json();
-        })
+      post(state.saved ? state.remove : state.save, state.csrf_token)
         .then(function (answer) {
           show(answer.saved);
           status.textContent = answer.saved ? " Saved to your account." : " Removed.";
@@ -102,29 +138,236 @@
     show(state.saved);
     bar.appendChild(button);
     bar.appendChild(document.createTextNode(" · "));
-    var portal = document.createElement("a");
+    var portal = element("a", "", "Saved stories");
     portal.href = state.portal + "#saved";
-    portal.textContent = "Saved stories";
     bar.appendChild(portal);
     bar.appendChild(status);
   }
 
-  place(bar);
-  if (!signedInBefore()) {
-    signInLink();
-    return;
+  // The conversation.
+  var holder = document.querySelector(".fediverse-replies");
+  var state = null;
+
+  function loadConversation(fresh) {
+    if (!conversationUrl) {
+      return Promise.resolve();
+    }
+    // After one's own change, an address Varnish has not kept: its copy may be stale.
+    var url = conversationUrl + (fresh ? "?fresh=" + Date.now() : "");
+    // Revalidated each time (its ETag makes that cheap): the browser's own copy may
+    // be served stale for a minute (stale-while-revalidate) otherwise.
+    return fetch(url, { headers: { Accept: "text/html" }, cache: "no-cache" })
+      .then(function (response) {
+        return response.ok ? response.text() : "";
+      })
+      .then(function (html) {
+        if (!html) {
+          return;
+        }
+        var parsed = new DOMParser().parseFromString(html, "text/html");
+        var section = document.importNode(parsed.querySelector(".conversation"), true);
+        if (holder) {
+          holder.parentNode.replaceChild(section, holder);
+        } else {
+          var article = document.querySelector("article.article") || document.querySelector("main");
+          article.appendChild(section);
+        }
+        holder = section;
+        decorate(section);
+      });
   }
-  fetch(stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" } })
-    .then(function (response) {
-      return response.ok ? response.json() : { signed_in: false };
-    })
-    .then(function (state) {
-      if (state.signed_in) {
-        saveButton(state);
-      } else {
-        remember(false);
-        signInLink();
+
+  function report(item, id) {
+    var button = element("button", "link-button comment-report", "Report");
+    button.type = "button";
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      var ready = state ? Promise.resolve(state) : askState();
+      ready
+        .then(function (known) {
+          return post("/comments/" + id + "/report/", known.csrf_token);
+        })
+        .then(function () {
+          button.textContent = "Reported: thank you";
+        })
+        .catch(function () {
+          button.disabled = false;
+          button.textContent = "Report (not sent: try again)";
+        });
+    });
+    item.querySelector(".meta").appendChild(document.createTextNode(" · "));
+    item.querySelector(".meta").appendChild(button);
+  }
+
+  function decorate(section) {
+    var own = {};
+    ((state && state.own_comments) || []).forEach(function (comment) {
+      own[comment.id] = comment;
+    });
+    Array.prototype.forEach.call(section.querySelectorAll("[data-comment]"), function (item) {
+      var id = item.getAttribute("data-comment");
+      if (!item.querySelector(".reply-content")) {
+        return; // a deleted comment's marker
       }
-    })
-    .catch(signInLink);
+      var mine = own[id];
+      if (!mine) {
+        report(item, id);
+      }
+      if (state && state.may_comment && !item.parentNode.classList.contains("replies")) {
+        var reply = element("button", "link-button comment-reply", "Reply");
+        reply.type = "button";
+        reply.addEventListener("click", function () {
+          startReply(id);
+        });
+        item.querySelector(".meta").appendChild(document.createTextNode(" · "));
+        item.querySelector(".meta").appendChild(reply);
+      }
+      if (mine && mine.editable) {
+        var edit = element("button", "link-button comment-edit", "Edit");
+        edit.type = "button";
+        edit.addEventListener("click", function () {
+          startEdit(mine, item);
+        });
+        item.querySelector(".meta").appendChild(document.createTextNode(" · "));
+        item.querySelector(".meta").appendChild(edit);
+      }
+      if (mine) {
+        var remove = element("button", "link-button comment-delete", "Delete");
+        remove.type = "button";
+        remove.addEventListener("click", function () {
+          remove.disabled = true;
+          post(mine.delete, state.csrf_token).then(function () {
+            return loadConversation(true);
+          });
+        });
+        item.querySelector(".meta").appendChild(document.createTextNode(" · "));
+        item.querySelector(".meta").appendChild(remove);
+      }
+    });
+    if (state && state.may_comment) {
+      section.appendChild(commentForm());
+    }
+  }
+
+  var form = null;
+  var parentId = "";
+  var editing = null;
+
+  function commentForm() {
+    if (form) {
+      return form;
+    }
+    form = element("form", "comment-form");
+    form.noValidate = true;
+    var label = element("label", "", "Your comment");
+    label.htmlFor = "comment-body";
+    var text = element("textarea");
+    text.id = "comment-body";
+    text.name = "body";
+    text.rows = 5;
+    text.maxLength = 5000;
+    text.required = true;
+    var honeypot = element("p", "honeypot");
+    honeypot.setAttribute("aria-hidden", "true");
+    var trap = element("input");
+    trap.name = "website";
+    trap.tabIndex = -1;
+    trap.autocomplete = "off";
+    trap.setAttribute("aria-label", "Leave this empty");
+    honeypot.appendChild(trap);
+    var note = element("p", "form-note", "Plain text; addresses become links. Be kind.");
+    var status = element("p", "comment-status");
+    status.setAttribute("role", "status");
+    var button = element("button", "button", "Post comment");
+    button.type = "submit";
+    var cancel = element("button", "link-button comment-cancel", "Cancel");
+    cancel.type = "button";
+    cancel.hidden = true;
+    cancel.addEventListener("click", function () {
+      parentId = "";
+      editing = null;
+      label.textContent = "Your comment";
+      button.textContent = "Post comment";
+      cancel.hidden = true;
+    });
+    form.appendChild(label);
+    form.appendChild(text);
+    form.appendChild(honeypot);
+    form.appendChild(note);
+    form.appendChild(button);
+    form.appendChild(document.createTextNode(" "));
+    form.appendChild(cancel);
+    form.appendChild(status);
+    form.setLabel = function (words, action) {
+      label.textContent = words;
+      button.textContent = action;
+      cancel.hidden = false;
+      text.focus();
+    };
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      button.disabled = true;
+      status.textContent = "";
+      var sending = editing
+        ? post(editing.edit, state.csrf_token, { body: text.value })
+        : post(state.comment, state.csrf_token, {
+            body: text.value,
+            parent: parentId,
+            website: trap.value,
+          });
+      sending
+        .then(function (answer) {
+          text.value = "";
+          cancel.click();
+          status.textContent =
+            answer.state === "pending"
+              ? "Thank you: your comment waits for a moderator."
+              : "Posted.";
+          return askState().then(function (known) {
+            state = known;
+            return loadConversation(true);
+          });
+        })
+        .catch(function (error) {
+          // What was typed stays in the box.
+          status.setAttribute("role", "alert");
+          status.textContent = error.message;
+        })
+        .then(function () {
+          button.disabled = false;
+        });
+    });
+    return form;
+  }
+
+  function startReply(id) {
+    parentId = id;
+    editing = null;
+    form.setLabel("Your reply", "Post reply");
+  }
+
+  function startEdit(mine, item) {
+    editing = mine;
+    parentId = "";
+    form.querySelector("textarea").value = item.querySelector(".reply-content").innerText.trim();
+    form.setLabel("Edit your comment", "Save the edit");
+  }
+
+  var personal = signedInBefore()
+    ? askState().catch(function () {
+        return { signed_in: false };
+      })
+    : Promise.resolve({ signed_in: false });
+  personal.then(function (known) {
+    if (known.signed_in) {
+      state = known;
+      saveButton(known);
+    } else {
+      if (signedInBefore()) {
+        remember(false);
+      }
+      signInLink();
+    }
+    return loadConversation(false);
+  });
 })();
