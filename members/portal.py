@@ -78,6 +78,17 @@ def export(member):
             }
             for saved in saved_stories(member)
         ],
+        "comments": [
+            {
+                "story": comment.article.title,
+                "url": absolute(comment.article.get_absolute_url()),
+                "text": comment.body,
+                "state": comment.state,
+                "posted": when(comment.created_at),
+                "edited": when(comment.edited_at),
+            }
+            for comment in member.comments.select_related("article").order_by("created_at")
+        ],
         "newsletter": None,
     }
     if subscriber is not None:
@@ -104,8 +115,8 @@ def export(member):
 
 @transaction.atomic
 def erase(member):
-    """GDPR art. 17: the member, their sessions, saved stories, links and newsletter
-    deleted; what stays is the address's keyed hash on the suppression list, so that it
+    """GDPR art. 17: the member, their sessions, saved stories, comments, links and
+    newsletter deleted; what stays is the address's keyed hash on the suppression list, so that it
     is not mailed again unasked (it may sign in or sign up again: that is new consent)."""
     subscriber = subscriber_of(member)
     if subscriber is not None and not subscriber.suppressed:

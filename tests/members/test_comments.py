@@ -269,3 +269,9 @@ def test_a_comment_shows_the_name_chosen_in_the_portal_never_the_address(member)
     say(member, story, "Named")
     html = conversation(story)
     assert "Ada L." in html and ADA not in html
+
+
+def test_the_download_holds_the_members_comments(member):
+    say(member, ArticleFactory(title="Commented story"), "My words")
+    (kept,) = member.get("/account/download/").json()["comments"]
+    assert kept["story"] == "Commented story" and kept["text"] == "My words"

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from members.models import Member, MemberSession, SavedStory, SignInLink
+from members.models import Comment, Member, MemberSession, SavedStory, SignInLink
 from newsletters import links
 from newsletters.models import Subscriber, Suppressed, digest
 
@@ -111,17 +111,21 @@ def test_the_download_holds_what_skillo_keeps_about_the_member(mail_server):  # 
     assert data["newsletter"]["frequency"] == "daily"
     assert [s["title"] for s in data["saved_stories"]] == ["Kept for later"]
     assert len(data["sessions"]) == 1
+    assert data["comments"] == []
 
 
 def test_erasing_leaves_only_the_suppression_lists_hash(mail_server):  # noqa: F811
     subscriber()
     member = signed_in(mail_server, ADA)
     SavedStory.objects.create(member=Member.objects.get(), article=ArticleFactory())
+    Comment.objects.create(
+        article=ArticleFactory(), member=Member.objects.get(), body="Mine", body_html="<p>Mine</p>"
+    )
     assert member.post("/account/erase/").status_code == 400  # not confirmed
     assert Member.objects.exists()
     response = member.post("/account/erase/", {"confirm": "on"})
     assert b"Your membership is erased" in response.content
-    for model in (Member, MemberSession, SavedStory, SignInLink, Subscriber):
+    for model in (Comment, Member, MemberSession, SavedStory, SignInLink, Subscriber):
         assert not model.objects.exists(), model
     (kept,) = Suppressed.objects.all()
     assert kept.address == digest(ADA) and kept.reason == Suppressed.Reason.ERASED
