@@ -11,6 +11,8 @@ import pytest
 from tests.conftest import SHARED_SLUG
 from tests.varnish.conftest import site, varnishd  # noqa: F401 (fixtures)
 from tests.varnish.servers import get
+from tests.varnish.test_varnish import cached, purge
+from tests.waiting import poll
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("postgres"),
@@ -73,3 +75,29 @@ def test_the_story_page_is_one_cached_page_for_members_and_readers(site, story):
     ]
     assert "ada@example.org" not in member.text
     assert f'data-story="/account/stories/{story}/"' in member.text
+
+
+BLOCK = """
+from members import comments
+from members.models import Member
+comments.block(Member.objects.all(), "spam", None)
+"""
+COMMENT = """
+from members.models import Comment, Member
+from news.models import Article
+Comment.objects.create(
+    article=Article.objects.get(slug="%s"), member=Member.objects.get(),
+    body="Seen through Varnish", body_html="<p>Seen through Varnish</p>", state="approved",
+)
+"""
+
+
+def test_a_blocked_members_comments_leave_the_cached_conversation(site, story):  # noqa: F811
+    site.manage("shell", "-c", COMMENT % SHARED_SLUG)
+    path = f"/comments/{story}/"
+    purge(site, f"comments:{story}")
+    assert poll(lambda: "Seen through Varnish" in cached(site, path).text, 5)
+    site.manage("shell", "-c", BLOCK)
+    assert poll(lambda: "Seen through Varnish" not in get(site.varnish.url, path).text, 5)
+    assert poll(lambda: cached(site, path).cache == "HIT", 5)
+    assert "Seen through Varnish" not in cached(site, path).text
