@@ -12,6 +12,7 @@ from images.illustrations import illustration
 from images.models import Image, Licence
 from images.tasks import make_renditions
 from images.uploads import check_upload
+from live.textformat import import_folder as import_live_folder
 from maintenance import statistics
 from news.models import Article, ArticleAuthor, FrontPin
 from people.models import Author, AuthorLink
@@ -89,6 +90,8 @@ class Command(BaseCommand):
             illustrated = self.illustrate()
             self.choose_front_page()
             self.add_authors()
+            # One ended live story (its entries are signed by the demo authors).
+            import_live_folder(DEMO_CONTENT / "live")
             demo_loaded.send(sender=self.__class__)
             statistics.refresh()
             self.stdout.write(
