@@ -275,3 +275,21 @@ def test_the_download_holds_the_members_comments(member):
     say(member, ArticleFactory(title="Commented story"), "My words")
     (kept,) = member.get("/account/download/").json()["comments"]
     assert kept["story"] == "Commented story" and kept["text"] == "My words"
+
+
+def test_posting_asks_as_many_queries_on_a_story_with_1000_comments_as_with_one(member):
+    quiet, busy = ArticleFactory.create_batch(2)
+    person = Member.objects.get()
+    for story, count in ((quiet, 1), (busy, 1000)):
+        Comment.objects.bulk_create(
+            Comment(article=story, member=person, body=f"c{n}", body_html=f"<p>c{n}</p>",
+                    state=Comment.State.APPROVED)
+            for n in range(count)
+        )  # fmt: skip
+
+    def queries(story, body):
+        with CaptureQueriesContext(connection) as captured:
+            assert say(member, story, body).status_code == 200
+        return len(captured)
+
+    assert queries(busy, "On the busy story") == queries(quiet, "On the quiet story")
