@@ -39,6 +39,21 @@ def health(source):
     return text
 
 
+class HealthFilter(admin.SimpleListFilter):
+    title = "health"
+    parameter_name = "health"
+
+    def lookups(self, request, model_admin):
+        return [("failing", "Failing"), ("ok", "Answering")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "failing":
+            return queryset.filter(failures__gt=0)
+        if self.value() == "ok":
+            return queryset.filter(failures=0, checked_at__isnull=False)
+        return queryset
+
+
 @admin.register(WatchedProject)
 class WatchedProjectAdmin(admin.ModelAdmin):
     list_display = ["name", "public_page", "source_count"]
@@ -57,7 +72,7 @@ class ReleaseSourceAdmin(admin.ModelAdmin):
     """The sources and their health, failing first."""
 
     list_display = ["__str__", "include", "health_text", "checked_at"]
-    list_filter = ["kind", ("failures", admin.EmptyFieldListFilter)]
+    list_filter = ["kind", HealthFilter]
     list_select_related = ["project"]
     search_fields = ["project__name", "identifier"]
     ordering = ["-failures", "project__name"]

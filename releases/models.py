@@ -2,10 +2,13 @@
 announced (each a source with its health), and the tips, one per release, that wait on
 the dashboard until someone writes them up or says they are not news."""
 
+import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -67,6 +70,17 @@ class WatchedProject(models.Model):
         return reverse("releases:project", args=[self.slug])
 
 
+# What is read: a change to one of these reads the source afresh.
+READ_FIELDS = ("kind", "identifier", "include")
+# Names as each service allows them, and how the error message names them.
+NAME_RULES = {
+    "github": (re.compile(r"[\w.-]+/[\w.-]+"), "repository as owner/name (pytorch/pytorch)"),
+    "pypi": (re.compile(r"[A-Za-z0-9]([\w.-]*[A-Za-z0-9])?"), "package's name on PyPI (torch)"),
+    "npm": (re.compile(r"(@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*"), "package's name on npm (react)"),
+    "crates": (re.compile(r"[A-Za-z][\w-]*"), "crate's name (serde)"),
+}
+
+
 class ReleaseSourceQuerySet(models.QuerySet):
     def due(self, now=None):
         """The sources to read now: never read, or past their next attempt."""
@@ -126,6 +140,46 @@ class ReleaseSource(models.Model):
 
     def __str__(self):
         return f"{self.project}: {self.get_kind_display()} {self.identifier}"
+
+    def save(self, *args, **kwargs):
+        stored = getattr(self, "_stored", None)
+        if stored is not None and stored != tuple(getattr(self, name) for name in READ_FIELDS):
+            # Another address, or pre-releases now wanted: read it whole at the next run
+            # (its ETag would answer 304 and keep what the old filter left out).
+            self.etag = self.last_modified = ""
+            self.next_attempt_at = None
+            self.failures = 0
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {
+                    *kwargs["update_fields"],
+                    "etag", "last_modified", "next_attempt_at", "failures",
+                }  # fmt: skip
+        super().save(*args, **kwargs)
+        self._stored = tuple(getattr(self, name) for name in READ_FIELDS)
+
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        source = super().from_db(db, field_names, values, **kwargs)
+        # Remembered so that save() knows when what is read has changed.
+        source._stored = tuple(source.__dict__.get(name) for name in READ_FIELDS)
+        return source
+
+    def clean(self):
+        self.identifier = self.identifier.strip()
+        if self.identifier.startswith(("http://", "https://")):
+            try:
+                URLValidator(schemes=["http", "https"])(self.identifier)
+            except ValidationError:
+                raise ValidationError({"identifier": "This address is not a valid URL."}) from None
+            return
+        rule = NAME_RULES.get(self.kind)
+        if rule is None:
+            raise ValidationError({"identifier": "A feed is given by its address (https://...)."})
+        pattern, example = rule
+        if not pattern.fullmatch(self.identifier):
+            raise ValidationError(
+                {"identifier": f"Give the {example}, or the address to read (https://...)."}
+            )
 
     @property
     def address(self):

@@ -228,3 +228,22 @@ def test_editors_add_a_project_to_watch_with_its_sources(editor):
         "https://github.com/astral-sh/ruff/releases.atom",
         "https://pypi.org/rss/project/ruff/releases.xml",
     ]
+
+
+def test_the_admin_pages_of_projects_sources_and_tips_open(admin_client, torch):
+    tip = make_tip(torch, "2.4.0")
+    post(admin_client, tip, "write_up")
+    source = ReleaseSource.objects.first()
+    for name, args in [
+        ("releases_watchedproject_changelist", []),
+        ("releases_watchedproject_change", [torch.pk]),
+        ("releases_releasesource_changelist", []),
+        ("releases_releasesource_change", [source.pk]),
+        ("releases_tip_changelist", []),
+        ("releases_tip_change", [tip.pk]),
+    ]:
+        response = admin_client.get(reverse(f"admin:{name}", args=args))
+        assert response.status_code == 200, name
+    tips = admin_client.get(reverse("admin:releases_tip_changelist")).content.decode()
+    article = Article.objects.get()
+    assert reverse("admin:news_article_change", args=[article.pk]) in tips
