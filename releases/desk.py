@@ -111,9 +111,10 @@ def write_up(tip, user):
     are the release pages and the notes with their publishers, the tags the project's
     topics, and "Related on Skillo" the stories on its earlier versions."""
     with transaction.atomic():
-        tip = Tip.objects.select_for_update().select_related("project", "article").get(pk=tip.pk)
+        # Two presses at once make one draft: the second waits here, then finds it.
+        tip = Tip.objects.select_for_update(of=("self",)).select_related("project").get(pk=tip.pk)
         if tip.article_id is not None:
-            return tip.article, False
+            return Article.objects.get(pk=tip.article_id), False
         article = Article.objects.create(
             title=tip.headline[:200],
             body=draft_body(tip),
