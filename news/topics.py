@@ -10,10 +10,11 @@ such scan.
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from datetime import MAXYEAR, date
+from datetime import date
 
 from django.db import connection
-from django.db.models import Count, Max
+from django.db.models import CharField, Count, Max
+from django.db.models.functions import Cast, Substr
 from django.http import Http404
 from django.utils.functional import cached_property
 
@@ -237,19 +238,16 @@ def archive_months():
         published = Article.objects.published()
         if connection.vendor != "sqlite":
             return _by_year(published.dates("event_date", "month"))
-        # SQLite truncates dates in a Python function, for every article, paid by each
-        # app process after every publication. Instead, month by month, the first
-        # published event date from the month's start on, found by the index on
-        # (status, event_date, ...).
-        dates = published.order_by("event_date")
-        dates = dates.values_list("event_date", flat=True)
-        found, day = [], dates.first()
-        while day is not None:
-            found.append(month := day.replace(day=1))
-            if month.year == MAXYEAR and month.month == 12:
-                break
-            following = date(month.year + month.month // 12, month.month % 12 + 1, 1)
-            day = dates.filter(event_date__gte=following).first()
-        return _by_year(found)
+        # SQLite truncates dates in a Python function called for every article. Its
+        # dates are ISO text: their first seven characters name the month, cut by
+        # SQLite itself in one query. (Walking the index month by month instead cost a
+        # query a month: 30 ms at 1,000 articles against 2.)
+        months = (
+            published.annotate(month=Substr(Cast("event_date", CharField()), 1, 7))
+            .values_list("month", flat=True)
+            .distinct()
+            .order_by("month")
+        )
+        return _by_year(date(int(month[:4]), int(month[5:7]), 1) for month in months)
 
     return remember("archive:months", [LATEST()], months)
