@@ -10,11 +10,9 @@ such scan.
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from datetime import date
 
 from django.db import connection
-from django.db.models import CharField, Count, Max
-from django.db.models.functions import Cast, Substr
+from django.db.models import Count, Max
 from django.http import Http404
 from django.utils.functional import cached_property
 
@@ -238,16 +236,12 @@ def archive_months():
         published = Article.objects.published()
         if connection.vendor != "sqlite":
             return _by_year(published.dates("event_date", "month"))
-        # SQLite truncates dates in a Python function called for every article. Its
-        # dates are ISO text: their first seven characters name the month, cut by
-        # SQLite itself in one query. (Walking the index month by month instead cost a
-        # query a month: 30 ms at 1,000 articles against 2.)
-        months = (
-            published.annotate(month=Substr(Cast("event_date", CharField()), 1, 7))
-            .values_list("month", flat=True)
-            .distinct()
-            .order_by("month")
-        )
-        return _by_year(date(int(month[:4]), int(month[5:7]), 1) for month in months)
+        # SQLite truncates dates in a Python function, called for every article.
+        # Instead the distinct event dates, read from the index on (status, event
+        # date, ...) alone, are cut to months here: 3 ms at 1,000 articles and 7 ms at
+        # 100,000, where a query per month took 23 and 31 ms, and SQLite cutting every
+        # article's date itself (a scan of the table) 2 and 318 ms.
+        days = published.order_by("event_date").values_list("event_date", flat=True).distinct()
+        return _by_year(dict.fromkeys(day.replace(day=1) for day in days))
 
     return remember("archive:months", [LATEST()], months)
