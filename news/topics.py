@@ -213,7 +213,10 @@ def get_topic_or_404(slug):
         if tag is None:
             return None
         pk, name, tag_slug, intro = tag
-        count = Article.objects.published().filter(tags=pk).count()
+        # From every topic's count, which the header's topics need anyway: counting
+        # this one's published articles through a join took 76 ms for the biggest topic
+        # at 100,000 articles.
+        count = topic_sizes().get(pk, 0)
         return (pk, name, tag_slug, count, intro) if count else None
 
     row = remember(f"topics:row:{slug}", [TOPICS()], find)
