@@ -21,6 +21,9 @@ MIN_SIZE = 200
 COMPRESSIBLE = re.compile(r"^(text/|application/(xml|rss\+xml|atom\+xml|json|ld\+json|feed\+json))")
 
 
+QUALITY = re.compile(r"q=([0-9.]+)")
+
+
 def compressible(response):
     return (
         not response.streaming
@@ -46,11 +49,11 @@ def compressed_copies(content):
 def accepted_encoding(request):
     """'br', 'gzip' or None, from the request's Accept-Encoding (q=0 refuses)."""
     offered = {}
-    for part in request.headers.get("Accept-Encoding", "").split(","):
-        name, _, params = part.strip().partition(";")
+    for part in request.META.get("HTTP_ACCEPT_ENCODING", "").split(","):
+        name, _, params = part.partition(";")
         quality = 1.0
-        match = re.search(r"q=([0-9.]+)", params)
-        if match:
+        # Browsers send no weights: no pattern searched on every page-cache hit then.
+        if params and (match := QUALITY.search(params)):
             try:
                 quality = float(match.group(1))
             except ValueError:

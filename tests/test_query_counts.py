@@ -185,3 +185,46 @@ def test_busy_and_occasional_authors_list_the_same_articles(client, monkeypatch,
     page = client.get(f"/authors/{author.slug}/").content.decode()
     assert page.index("Story 1") < page.index("Story 2") < page.index("Story 0")
     assert "Someone else" not in page
+
+
+def cold_queries(client, url):
+    """SQL queries of a request to ``url`` with nothing kept: every cache emptied, as
+    after a deploy."""
+    from django.core.cache import caches
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.get(url)
+    for cache in caches.all():
+        cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+# With nothing kept, each page's fragments and the site-wide values it reads (topic
+# counts, the header, the schedule, most read) are all worked out again. Pinned so that
+# a cold page's round trips do not creep up unseen (bench/states.py times them).
+COLD = {"ARTICLE": 20, "/": 19, "/tags/python/": 11, "/archive/2024/3/": 11}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", [22, 45])
+def test_pages_with_nothing_kept_make_as_many_queries(client, n):
+    article = build(n)
+    counts = {
+        url: cold_queries(client, article.get_absolute_url() if url == "ARTICLE" else url)
+        for url in COLD
+    }
+    assert counts == COLD
+
+
+@pytest.mark.django_db
+def test_the_archive_with_nothing_kept_reads_its_months_in_one_query_however_many(client):
+    for month in range(1, 4):
+        ArticleFactory(event_date=date(2024, month, 10))
+    few = cold_queries(client, "/archive/2024/")
+    for month in range(4, 13):
+        ArticleFactory(event_date=date(2024, month, 10))
+    ArticleFactory(event_date=date(2019, 5, 1))
+    assert cold_queries(client, "/archive/2024/") == few
