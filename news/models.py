@@ -250,6 +250,11 @@ def email_stories_by_default():
     return settings.SKILLO_EMAIL_STORIES_ON_PUBLISH
 
 
+# Callables that give more searchable text of an article, by its id, from apps above news
+# (live coverage's entries); Article.refresh_search_extra() adds what they give.
+search_extra_sources = []
+
+
 class Article(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -676,7 +681,8 @@ class Article(models.Model):
         return max(1, round(len(self.body_text.split()) / WORDS_PER_MINUTE))
 
     def refresh_search_extra(self):
-        """Copy tags and sources into the searchable text (they live in other tables)."""
+        """Copy tags and sources into the searchable text (they live in other tables),
+        and the text apps above keep for the article (search_extra_sources)."""
         extra = " ".join(
             [
                 *self.tags.values_list("name", flat=True),
@@ -684,6 +690,7 @@ class Article(models.Model):
                     f"{title} {publisher}"
                     for title, publisher in self.sources.values_list("title", "publisher")
                 ),
+                *(text for source in search_extra_sources if (text := source(self.pk))),
             ]
         )
         Article.objects.filter(pk=self.pk).update(search_extra=extra)
