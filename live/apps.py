@@ -6,4 +6,9 @@ class LiveConfig(AppConfig):
     verbose_name = "Live coverage"
 
     def ready(self):
+        from news.models import search_extra_sources
+
         from . import signals  # noqa: F401
+        from .search import entries_text
+
+        search_extra_sources.append(entries_text)

@@ -20,6 +20,7 @@ from people.models import Author
 
 from .dependencies import LIVE
 from .models import Entry, LiveCoverage, RemovedEntry
+from .search import index_entries
 
 NOT_LIVE = "This story is not live: start its coverage before posting."
 ENDED = "Coverage of this story has ended."
@@ -62,6 +63,12 @@ def _purge(coverage_pk):
     news_purge.on_commit(lambda: purges.purge(keys))
 
 
+def _entries_changed(coverage_pk):
+    """What readers see of the entries changed: purge, and index them for search."""
+    _purge(coverage_pk)
+    index_entries.enqueue(coverage_pk)
+
+
 def _announce(signal, **kwargs):
     news_purge.on_commit(lambda: signal.send(sender=LiveCoverage, **kwargs))
 
@@ -92,7 +99,7 @@ def post_entry(coverage, user, *, body, headline="", key_event=False, authors=No
         entry.save()
         entry.authors.add(*(Author.objects.filter(user=user) if authors is None else authors))
         if not waits:
-            _purge(coverage.pk)
+            _entries_changed(coverage.pk)
             _announce(entry_published, coverage=coverage, entry=entry)
     return entry
 
@@ -125,7 +132,7 @@ def edit_entry(entry, user, *, authors=None, **fields):
         if authors is not None:
             entry.authors.set(authors)
         if entry.status == Entry.Status.PUBLISHED:
-            _purge(coverage.pk)
+            _entries_changed(coverage.pk)
     return entry
 
 
@@ -142,7 +149,7 @@ def delete_entry(entry, user):
             RemovedEntry.objects.create(
                 coverage=coverage, entry_id=entry.pk, version=coverage.version
             )
-            _purge(coverage.pk)
+            _entries_changed(coverage.pk)
 
 
 def approve_entry(entry, user):
@@ -161,7 +168,7 @@ def approve_entry(entry, user):
         entry.posted_at = timezone.now()
         entry.version = coverage.version
         entry.save()
-        _purge(coverage.pk)
+        _entries_changed(coverage.pk)
         _announce(entry_published, coverage=coverage, entry=entry)
     return entry
 
