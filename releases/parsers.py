@@ -88,11 +88,18 @@ def feed_date(entry, problems, what):
     return None
 
 
+def web_address(url):
+    """``url`` if it is an http(s) address, else "": the desk links to it, and a feed's
+    ``javascript:`` link must not become one."""
+    url = str(url or "").strip()
+    return url if urlsplit(url).scheme in {"http", "https"} else ""
+
+
 def entry_link(entry):
     for link in entry.get("links", []):
         if link.get("rel", "alternate") == "alternate" and link.get("href"):
-            return link["href"]
-    return entry.get("link", "")
+            return web_address(link["href"])
+    return web_address(entry.get("link", ""))
 
 
 def entry_html(entry):
@@ -249,7 +256,7 @@ def json_feed(document):
         except versions.BadVersion as error:
             problems.append(str(error))
             continue
-        url = str(item.get("url") or item.get("id") or "")
+        url = web_address(item.get("url") or item.get("id"))
         text = item.get("content_html") or item.get("summary") or item.get("content_text") or ""
         releases.append(
             Release(
@@ -313,7 +320,7 @@ def parse(kind, body, content_type="", address=""):
     kind at all."""
     try:
         return PARSERS[kind](body, content_type, address)
-    except (KeyError, TypeError, AttributeError) as error:
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as error:
         # A document of the right shape in its outline but not inside (a number where
         # a text is due): the source is unreadable, not the run.
         raise NotReadable(f"unexpected document ({type(error).__name__}: {error})") from error

@@ -313,3 +313,12 @@ def test_the_worker_reads_the_sources_as_a_periodic_task(remote, watch):
         assert "read-release-sources" in queue_due()
         run_queued()
     assert Tip.objects.get().version == "2.4.0"
+
+
+def test_a_feed_link_that_is_no_web_address_is_never_linked(remote, watch, admin_client):
+    posts = [("Zig 0.13.0", "javascript:alert(1)", "2024-07-24T16:39:14Z", "<p>Z</p>")]
+    body = formats.json_feed("Zig", posts)
+    watch("feed", remote.serve("/feed.json", Route(body, "application/feed+json")))
+    run()
+    assert Tip.objects.get().release_url == ""
+    assert "javascript:" not in admin_client.get("/admin/").content.decode()
