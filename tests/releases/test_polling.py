@@ -322,3 +322,27 @@ def test_a_feed_link_that_is_no_web_address_is_never_linked(remote, watch, admin
     run()
     assert Tip.objects.get().release_url == ""
     assert "javascript:" not in admin_client.get("/admin/").content.decode()
+
+
+def test_an_atom_date_without_a_zone_is_read_as_utc_and_said(remote, watch):
+    body = formats.github_atom("o/p", [("v1.0.0", JULY_24, "")]).replace(
+        b"Z</updated>", b"</updated>"
+    )
+    source = watch(
+        "github", remote.serve("/o/p/releases.atom", Route(body, "application/atom+xml"))
+    )
+    run()
+    assert Tip.objects.get().released_at == JULY_24
+    source.refresh_from_db()
+    assert (
+        "1.0.0: the date “2024-07-24T16:39:14” has no time zone; read as UTC" in source.last_error
+    )
+
+
+def test_a_source_on_a_private_address_is_refused_by_outbound(remote, watch, settings):
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = False
+    source = watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route([])))
+    run()
+    source.refresh_from_db()
+    assert source.failures == 1 and "resolves to a non-public address" in source.last_error
+    assert remote.requests == []
