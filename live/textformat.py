@@ -36,8 +36,10 @@ from django.core.management.color import no_style
 from django.db import connection, transaction
 
 from news.models import Article
+from pagecache import purges
 from people.models import Author
 
+from .dependencies import LIVE_STORIES
 from .models import Entry, LiveCoverage
 
 # The whole-site backup's folder of live stories (textfiles' export_site, import_site).
@@ -275,6 +277,11 @@ def import_coverage(parsed, name, keep_ids=True):
             for entry, entry_authors in entries
             for author in entry_authors
         )
+        # Searchable at once (an import is no desk post to keep fast): the remembered live
+        # stories are purged now for this transaction's index to see this one, and again
+        # at the commit (live.signals) for everyone else.
+        purges.purge({LIVE_STORIES()})
+        article.refresh_search_extra()
         if keep_ids:
             # Ids given on PostgreSQL leave its sequence behind: the next post would
             # take one of them.

@@ -1,7 +1,10 @@
 """Search finds a live story by the text of its entries, once a worker has indexed
 them; never by an entry readers cannot see."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 
 from live import desk
 from search.query import search as run_search
@@ -35,3 +38,11 @@ def test_an_awaiting_entry_is_not_found(story, writer, editor):
     desk.post_entry(story, writer, body="A zanzibarian draft.")
     run_queued()
     assert found("zanzibarian") == []
+
+
+def test_an_imported_story_is_found_by_its_entries():
+    call_command("load_demo", stdout=StringIO())
+    # "among" is in an entry of the demo's live story, in none of the articles.
+    assert found("among") == [
+        "Python 3.13 Released: A New Interactive Shell and Experimental Free Threading"
+    ]
