@@ -35,6 +35,7 @@ from sources.models import SourceURL
 from .frontpage import BACKUP_FRONT, restore_front
 from .journal import Journal, clean_unfinished
 from .library import restore_library
+from .signals import site_restoring
 from .textformat import (
     FormatError,
     ParsedArticle,
@@ -977,4 +978,11 @@ def _restore_site(folder, journal):
         restore_live(folder / BACKUP_LIVE)
     except LiveFileError as error:
         raise ImportFailed(error.problems) from None
+    problems = [
+        problem
+        for _, found in site_restoring.send(sender=import_site, folder=folder)
+        for problem in found or []
+    ]
+    if problems:
+        raise ImportFailed(problems)
     return SiteResult(result, len(tags), len(gone), len(authors), len(source_urls))

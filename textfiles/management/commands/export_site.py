@@ -27,6 +27,7 @@ from textfiles.importer import (
     BACKUP_TAGS,
 )
 from textfiles.library import write_library
+from textfiles.signals import site_exporting
 from textfiles.textformat import (
     ExportError,
     ParsedAuthor,
@@ -239,6 +240,8 @@ class Command(BaseCommand):
             ]
             # Live stories' coverage and entries (live/textformat.py), in the same snapshot.
             write_live(work / BACKUP_LIVE)
+            # What the apps above textfiles keep (members and comments), the same snapshot.
+            site_exporting.send(sender=self.__class__, folder=work)
         authors_text = sources_text = embeds_text = ""
         try:
             authors_text = format_authors(authors)
