@@ -6,8 +6,11 @@ class MembersConfig(AppConfig):
     verbose_name = "Members"
 
     def ready(self):
-        from textfiles.signals import demo_loaded
+        from textfiles.signals import demo_loaded, site_exporting, site_restoring
 
+        from . import backup
         from .demo import load
 
         demo_loaded.connect(load, dispatch_uid="members-demo")
+        site_exporting.connect(backup.export, dispatch_uid="members-backup")
+        site_restoring.connect(backup.restore, dispatch_uid="members-restore")
