@@ -320,7 +320,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
         "articles", "authors.txt", "embeds.txt", "front.json", "gone.txt", "images",
-        "live", "sources.txt", "tags.txt",
+        "live", "members.json", "sources.txt", "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 22
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
