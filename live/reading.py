@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
-from news.dependencies import EMBED
+from news.dependencies import AUTHOR, EMBED
 from news.models import ArticleAuthor, byline_prefetch
 from news.paths import absolute
 from news.rendering import lone_links
@@ -26,7 +26,8 @@ HEADLINE_CHARS = 110
 
 @dataclass(frozen=True)
 class Shown:
-    """Entries rendered, and the dependency keys their HTML brings (link cards)."""
+    """Entries rendered, and the dependency keys their HTML brings (link cards, the
+    authors named)."""
 
     html: list
     dependencies: tuple
@@ -45,7 +46,9 @@ def render_entries(entries):
         for entry in entries
     ]
     urls = {url for entry in entries for url in lone_links(entry.body_html)}
-    return Shown([mark_safe(item) for item in html], tuple(EMBED.each(urls)))
+    # The entries' bylines name their authors: a renamed author purges them (AUTHOR).
+    authors = {author.pk for entry in entries for author in entry.authors.all()}
+    return Shown([mark_safe(item) for item in html], (*EMBED.each(urls), *AUTHOR.each(authors)))
 
 
 def page_of_entries(coverage, number=1, oldest_first=False):

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from live import desk
 from live.models import LiveCoverage
+from people.models import Author
 from tests.factories import ArticleFactory
 
 pytestmark = [pytest.mark.page_cache, pytest.mark.django_db]
@@ -76,3 +77,19 @@ def test_a_posted_entry_leaves_the_lists_cached(reader, live, committed, later):
     post(committed, later, coverage, editor, "The CEO walks on.")
     assert reader.cached("/")
     assert reader.cached("/feed/")
+
+
+def test_renaming_an_entrys_author_refreshes_the_story_page(reader, live, committed, later):
+    coverage, editor = live
+    author = Author.objects.create(name="Ada Entry", slug="ada-entry")
+    with committed():
+        desk.post_entry(coverage, editor, body="Signed.", authors=[author])
+    later()
+    url = coverage.article.get_absolute_url()
+    reader.get(url)
+    assert reader.cached(url)
+    with committed():
+        author.name = "Ada Renamed"
+        author.save()
+    later()
+    assert "By Ada Renamed" in reader.get(url).content.decode()
