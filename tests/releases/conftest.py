@@ -1,7 +1,10 @@
 from datetime import UTC, datetime
 
 import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
 
+from news.models import Tag
 from releases.models import ReleaseSource, WatchedProject
 
 from .release_server import ReleaseServer
@@ -30,3 +33,31 @@ def watch(project):
         )
 
     return watch
+
+
+def person(django_user_model, name, group):
+    user = django_user_model.objects.create_user(name, f"{name}@example.org", "pw", is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
+    client = Client()
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+@pytest.fixture
+def editor(django_user_model):
+    return person(django_user_model, "eddie", "Editors")
+
+
+@pytest.fixture
+def writer(django_user_model):
+    return person(django_user_model, "wanda", "Writers")
+
+
+@pytest.fixture
+def torch(db):
+    project = WatchedProject.objects.create(name="PyTorch", slug="pytorch")
+    project.topics.add(
+        Tag.objects.create(name="Machine learning"), Tag.objects.create(name="Python")
+    )
+    return project

@@ -5,9 +5,7 @@ draft a desk would write."""
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -15,38 +13,11 @@ from news.models import Article, Tag
 from releases.models import ReleaseSource, Tip, TipLink, WatchedProject
 
 from ..factories import ArticleFactory
+from .conftest import person
 
 pytestmark = pytest.mark.django_db
 HOME = reverse("admin:index")
 JULY_24 = datetime(2024, 7, 24, 23, 39, tzinfo=UTC)
-
-
-def person(django_user_model, name, group):
-    user = django_user_model.objects.create_user(name, f"{name}@example.org", "pw", is_staff=True)
-    user.groups.add(Group.objects.get(name=group))
-    client = Client()
-    client.force_login(user)
-    client.user = user
-    return client
-
-
-@pytest.fixture
-def editor(django_user_model):
-    return person(django_user_model, "eddie", "Editors")
-
-
-@pytest.fixture
-def writer(django_user_model):
-    return person(django_user_model, "wanda", "Writers")
-
-
-@pytest.fixture
-def torch(db):
-    project = WatchedProject.objects.create(name="PyTorch", slug="pytorch")
-    project.topics.add(
-        Tag.objects.create(name="Machine learning"), Tag.objects.create(name="Python")
-    )
-    return project
 
 
 def make_tip(project, version, released=JULY_24, **fields):
@@ -62,8 +33,7 @@ def make_tip(project, version, released=JULY_24, **fields):
         released_at=released,
         release_url=page,
         notes_url=page,
-        summary="We are excited to announce the release of PyTorch.",
-        **fields,
+        **{"summary": "We are excited to announce the release of PyTorch.", **fields},
     )
     TipLink.objects.create(tip=tip, source=github, url=page, notes_url=page)
     TipLink.objects.create(tip=tip, source=pypi, url=f"https://pypi.org/project/torch/{version}/")

@@ -4,8 +4,6 @@ source changed is read afresh, and its health says what went wrong."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.contrib.auth.models import Group
-from django.test import Client
 from django.urls import reverse
 
 from releases.models import ReleaseSource, Tip, WatchedProject
@@ -17,15 +15,6 @@ from .release_server import Route
 
 pytestmark = pytest.mark.django_db
 JULY_24 = datetime(2024, 7, 24, 16, 39, 14, tzinfo=UTC)
-
-
-@pytest.fixture
-def editor(django_user_model):
-    user = django_user_model.objects.create_user("eddie", "e@example.org", "pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Editors"))
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def add_project(editor, kind, identifier):
