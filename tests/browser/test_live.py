@@ -11,7 +11,7 @@ from live import desk
 from live.models import LiveCoverage
 from tests.factories import ArticleFactory
 
-from .checks import axe_violations
+from .checks import axe_violations, overflow
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -107,3 +107,20 @@ def test_a_stale_answer_changes_nothing_and_the_next_fresh_one_shows_the_entry(p
     expect(button).to_have_text("Show 1 new update", timeout=3 * 4000 + 1000)
     assert len(stale) == 2
     expect(page.locator(".live__entries > li")).to_have_count(1)
+
+
+DEMO_LIVE = (
+    "/articles/python-3-13-released-a-new-interactive-shell-and-experimental-free-threading/"
+)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_demos_ended_live_story_fits_and_passes_axe(page, site, axe_source, scheme, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(site + DEMO_LIVE)
+    expect(page.locator(".live__state")).to_contain_text("Ended at")
+    expect(page.locator(".live-entry--key").first).to_be_visible()
+    assert overflow(page) <= 0
+    assert axe_violations(page, axe_source) == []

@@ -309,3 +309,12 @@ def test_the_json_feed_of_the_entries(client, story, editor):
     assert item["content_html"] == "<p>The CEO walks on.</p>"
     assert DATE_TIME.fullmatch(item["date_published"])
     assert item["tags"] == ["key event"]
+
+
+def test_a_hostile_entry_cannot_break_out_of_the_json_ld(client, story, editor):
+    hostile = "</script><script>alert(1)</script><!-- & \u2028"
+    desk.post_entry(story, editor, headline=hostile, body=hostile)
+    page = page_of(client, story)
+    assert "<script>alert(1)" not in page
+    data = json_ld_of(page, "LiveBlogPosting")
+    assert data["liveBlogUpdate"][0]["headline"] == hostile
