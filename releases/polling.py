@@ -168,11 +168,12 @@ def alternating_hosts(sources):
     return [s for s in chain.from_iterable(zip_longest(*by_host.values())) if s is not None]
 
 
-def read_due(now=None, pace=None, limit=None):
-    """Read the sources that are due; return a Summary."""
+def read_due(now=None, pace=None, limit=None, everything=False):
+    """Read the sources that are due (or all of them); return a Summary."""
     now = now or timezone.now()
     pace = pace or Pace()
-    due = ReleaseSource.objects.due(now).select_related("project").order_by("next_attempt_at", "pk")
+    due = ReleaseSource.objects.all() if everything else ReleaseSource.objects.due(now)
+    due = due.select_related("project").order_by("next_attempt_at", "pk")
     sources = list(due[:limit] if limit else due)
     summary = Summary()
     if not sources:

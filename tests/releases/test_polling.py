@@ -4,9 +4,11 @@ each ecosystem's rule, and a failing or unreadable source named in its health wh
 others are read."""
 
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 
 import pytest
 import time_machine
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -346,3 +348,21 @@ def test_a_source_on_a_private_address_is_refused_by_outbound(remote, watch, set
     source.refresh_from_db()
     assert source.failures == 1 and "resolves to a non-public address" in source.last_error
     assert remote.requests == []
+
+
+def test_the_command_reads_what_is_due_and_says_what_it_found(remote, watch):
+    watch("pypi", remote.serve("/rss/project/torch/releases.xml", pypi_route([("2.4.0", JULY_24)])))
+    watch("npm", remote.serve("/broken", Route(status=500)))
+    out = StringIO()
+    call_command("read_release_sources", "--dry-run", stdout=out)
+    assert out.getvalue() == "2 release sources to read.\n"
+    assert remote.requests == []
+    with time_machine.travel(NOW, tick=True):
+        call_command("read_release_sources", "--pace", "0", "-v", "2", stdout=out)
+        assert "2 sources read (0 unchanged, 1 failing), 2 requests, 1 new tips" in out.getvalue()
+        assert "/broken answered 500" in out.getvalue()
+        out = StringIO()
+        call_command("read_release_sources", "--dry-run", stdout=out)
+        assert out.getvalue() == "0 release sources to read.\n"
+        call_command("read_release_sources", "--all", "--dry-run", stdout=out)
+        assert "2 release sources to read." in out.getvalue()
