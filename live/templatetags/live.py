@@ -41,3 +41,21 @@ def live_coverage(context, article):
             },
         )
     )
+
+
+@register.simple_tag
+def live_key_events(article, base=""):
+    """A live story's key events, newest first, as the fediverse's copy of the story
+    shows them above its text (a new one sends followers an Update); nothing for an
+    article without coverage, at no query once the live stories are remembered."""
+    if article.pk not in live_story_ids():
+        return ""
+    events = key_events(LiveCoverage(pk=article.pk))
+    if not events:
+        return ""
+    return mark_safe(
+        render_to_string(
+            "live/fediverse_key_events.html",
+            {"events": events, "url": base + article.get_absolute_url()},
+        )
+    )
