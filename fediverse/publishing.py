@@ -21,6 +21,7 @@ from django.dispatch import receiver
 from django.tasks import task
 from django.utils import timezone
 
+from live.desk import entry_published
 from news import purge
 from news.models import Correction
 from news.purge import articles_changed, publication_time
@@ -56,6 +57,14 @@ def article_changes(sender, changes, **kwargs):
 def correction_published(sender, instance, created, **kwargs):
     if created and instance.kind == Correction.Kind.CORRECTION:
         purge.on_commit(lambda: tell_changed.enqueue(instance.article_id))
+
+
+@receiver(entry_published)
+def key_event_published(sender, coverage, entry, **kwargs):
+    # A live story's key events are in its object (live_key_events): followers get an
+    # Update for each, never for an ordinary entry. Sent after the entry's commit.
+    if entry.key_event:
+        tell_changed.enqueue(coverage.pk)
 
 
 def blocked(domain, blocked_domains):
