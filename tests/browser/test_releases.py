@@ -10,12 +10,15 @@ from playwright.sync_api import expect
 from news.models import Article
 from releases.models import ReleaseSource, Tip, TipLink, WatchedProject
 
+from .checks import axe_violations
 from .test_editing import log_in, screenshots_on_failure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_an_editor_assigns_a_release_and_the_writer_writes_it_up(new_page, site, artifacts):
+def test_an_editor_assigns_a_release_and_the_writer_writes_it_up(
+    new_page, site, artifacts, axe_source
+):
     project = WatchedProject.objects.create(name="Ruff", slug="ruff")
     source = ReleaseSource.objects.create(project=project, kind="pypi", identifier="ruff")
     page = "https://pypi.org/project/ruff/0.9.0/"
@@ -32,6 +35,7 @@ def test_an_editor_assigns_a_release_and_the_writer_writes_it_up(new_page, site,
     with screenshots_on_failure(artifacts, "releases-editor", editor):
         column = editor.locator("section[aria-labelledby=queue-releases]")
         expect(column).to_contain_text("Ruff 0.9.0")
+        assert axe_violations(editor, axe_source, within=".queue--releases") == []
         # The demo's releases wait there too: this one's row.
         row = column.locator(f"#tip-{tip.pk}")
         row.get_by_label("Assign to").select_option(label="writer")
