@@ -64,8 +64,8 @@ def entries(request, pk):
 @cached_page(parameters=["since"])
 def updates(request, pk):
     """What changed since the version an open page shows (``since``): the story's version
-    and state, the entries posted or changed since (their HTML, as on the page), the
-    numbers of those deleted, and "What we know" if it changed. Without ``since``, or
+    and state (and its words), the entries posted or changed since (their HTML, as on the
+    page), the numbers of those deleted, and "What we know" if it changed. Without ``since``, or
     with the current version, only the version and state: a few dozen bytes."""
     coverage = published_coverage(pk)
     depends_on(request, LIVE(pk))
@@ -74,9 +74,9 @@ def updates(request, pk):
         "version": coverage.version,
         "state": coverage.state,
     }
-    if coverage.has_ended:
-        answer["ended"] = render_to_string("live/ended.html", {"coverage": coverage}).strip()
     if since is not None and since < coverage.version:
+        # The state's words (Live since ..., Ended at ...): it may have started or ended.
+        answer["status"] = render_to_string("live/state.html", {"coverage": coverage}).strip()
         changed = list(
             Entry.objects.for_page()
             .filter(coverage=coverage, version__gt=since)

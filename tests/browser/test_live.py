@@ -124,3 +124,16 @@ def test_the_demos_ended_live_story_fits_and_passes_axe(page, site, axe_source, 
     expect(page.locator(".live-entry--key").first).to_be_visible()
     assert overflow(page) <= 0
     assert axe_violations(page, axe_source) == []
+
+
+def test_an_upcoming_story_goes_live_on_the_open_page(page, live_server, django_user_model):
+    editor = django_user_model.objects.create_user("ed", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    coverage = LiveCoverage.objects.create(article=ArticleFactory(title="The keynote, soon"))
+    page.goto(live_server.url + coverage.article.get_absolute_url())
+    expect(page.locator(".live__state")).to_contain_text("Live coverage starts soon")
+    desk.start_coverage(coverage, editor)
+    expect(page.locator(".live__badge")).to_have_text("Live", timeout=ARRIVES)
+    desk.post_entry(coverage, editor, body="The keynote begins.")
+    page.locator(".live__new-button").click(timeout=ARRIVES)
+    expect(page.locator(".live__entries > li").first).to_contain_text("The keynote begins.")

@@ -240,6 +240,22 @@ def updates_of(client, story, since=None):
     return response.json()
 
 
+def test_an_upcoming_story_asks_for_updates_too(client):
+    coverage = LiveCoverage.objects.create(article=ArticleFactory())
+    page = page_of(client, coverage)
+    assert f'data-live-updates="/live/{coverage.pk}/updates/"' in page
+    assert "live.js" in page
+
+
+def test_updates_say_when_coverage_started(client, editor):
+    coverage = LiveCoverage.objects.create(article=ArticleFactory())
+    since = coverage.version
+    desk.start_coverage(coverage, editor)
+    answer = updates_of(client, coverage, since=since)
+    assert answer["state"] == "live"
+    assert answer["status"].startswith('<strong class="live__badge">Live</strong>')
+
+
 def test_updates_at_the_current_version_say_only_the_version(client, story):
     answer = updates_of(client, story, since=story.version)
     assert answer == {"version": story.version, "state": "live"}
@@ -272,7 +288,7 @@ def test_updates_say_when_coverage_ended(client, story, editor):
     desk.end_coverage(story, editor)
     answer = updates_of(client, story, since=since)
     assert answer["state"] == "ended"
-    assert answer["ended"].startswith("Ended at <time")
+    assert answer["status"].startswith("Ended at <time")
 
 
 def test_a_page_far_behind_is_told_to_reload(client, story, editor):

@@ -91,10 +91,10 @@
     version = answer.version;
     showButton();
     if (fresh) say(updates(fresh));
+    var state = section.querySelector(".live__state");
+    if (state && answer.status) state.innerHTML = answer.status;
     if (answer.state === "ended") {
       stop();
-      var state = section.querySelector(".live__state");
-      if (state && answer.ended) state.innerHTML = answer.ended;
       say("Live coverage has ended.");
     }
   }
