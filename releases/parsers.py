@@ -244,7 +244,7 @@ def json_feed(document):
             continue
         title = str(item.get("title") or "")
         try:
-            version = versions.from_tag(title)
+            version, prerelease = versions.from_title(title)
         except versions.BadVersion:
             continue  # a post that is not about a release
         raw = item.get("date_published") or item.get("date_modified")
@@ -265,7 +265,7 @@ def json_feed(document):
                 url=url,
                 notes_url=url,
                 summary=first_paragraph(str(text)),
-                prerelease=versions.is_prerelease("feed", title),
+                prerelease=prerelease,
             )
         )
     return Read(deduplicated(releases, problems), problems)
@@ -284,7 +284,7 @@ def feed(body, content_type="", address=""):
     for entry in parsed.entries:
         title = entry.get("title", "")
         try:
-            version = versions.from_tag(title)
+            version, prerelease = versions.from_title(title)
         except versions.BadVersion:
             continue
         when = feed_date(entry, problems, version)
@@ -298,7 +298,7 @@ def feed(body, content_type="", address=""):
                 url=url,
                 notes_url=url,
                 summary=first_paragraph(entry_html(entry)),
-                prerelease=versions.is_prerelease("feed", title),
+                prerelease=prerelease,
             )
         )
     return Read(deduplicated(releases, problems), problems)

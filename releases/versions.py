@@ -10,8 +10,10 @@ from packaging.version import InvalidVersion, Version
 # Tags and feed titles follow no rule: a conservative one, where a word that marks a
 # test build makes it a pre-release ("2.0-rc1", "3.1.0b2", "nightly-2024-07-01").
 PRE_WORDS = re.compile(
-    r"(alpha|beta|rc|nightly|dev|preview|pre|canary|snapshot|\d(a|b)\d)", re.IGNORECASE
+    r"(alpha|beta|rc|candidate|nightly|dev|preview|pre|canary|snapshot|\d(a|b)\d)",
+    re.IGNORECASE,
 )
+PRE_SHORT = {"alpha": "a", "beta": "b", "rc": "rc", "candidate": "rc"}
 # A version inside a tag or a headline: digits and dots, and a pre-release suffix.
 IN_TEXT = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+)+(?:[-.]?(?:alpha|beta|rc|a|b|dev|pre|preview|post)\.?\d*)?)"
@@ -83,3 +85,18 @@ def key(version):
     if parsed.local:
         text += f"+{parsed.local}"
     return text[:100]
+
+
+def from_title(title):
+    """(version, pre-release) of a post's title ("Django 5.1 released"). A title that
+    marks a test build its number does not ("Django 5.1 release candidate 1") gives
+    that build's PEP 440 version ("5.1rc1"): not the final release's tip, and the same
+    tip as PyPI's "5.1rc1"."""
+    version = from_tag(title)
+    marked = PRE_WORDS.search(title)
+    if marked and not PRE_WORDS.search(version):
+        word = marked.group(1).lower()
+        number = re.match(r"\s*(\d+)", title[marked.end() :])
+        count = number.group(1) if number else "0"
+        version += f"{PRE_SHORT[word]}{count}" if word in PRE_SHORT else f".dev{count}"
+    return version, bool(marked)

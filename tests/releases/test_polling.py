@@ -366,3 +366,18 @@ def test_the_command_reads_what_is_due_and_says_what_it_found(remote, watch):
         assert out.getvalue() == "0 release sources to read.\n"
         call_command("read_release_sources", "--all", "--dry-run", stdout=out)
         assert "2 release sources to read." in out.getvalue()
+
+
+def test_a_release_candidates_post_is_not_the_final_releases_tip(remote, watch):
+    rc_day = JULY_24 - timedelta(days=10)
+    posts = [
+        ("Django 5.1 released", "https://example.org/final", JULY_24, "<p>Final.</p>"),
+        ("Django 5.1 release candidate 1 released", "https://example.org/rc", rc_day, "<p>RC.</p>"),
+    ]
+    body = formats.rss_blog("Django", posts)
+    watch("feed", remote.serve("/feed/", Route(body, "application/rss+xml")), include="all")
+    run()
+    tips = {tip.version: tip for tip in Tip.objects.all()}
+    assert set(tips) == {"5.1", "5.1rc1"}
+    assert tips["5.1"].release_url == "https://example.org/final"
+    assert tips["5.1rc1"].prerelease
