@@ -192,6 +192,13 @@ FORMS = [
     "/account/newsletter/subscribe/",
     "/account/newsletter/leave/",
     "/account/erase/",
+    "/account/name/",
+    "/account/stories/1/save/",
+    "/account/stories/1/remove/",
+    "/account/stories/1/comments/",
+    "/account/comments/1/edit/",
+    "/account/comments/1/delete/",
+    "/comments/1/report/",
 ]
 
 

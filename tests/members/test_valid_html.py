@@ -6,7 +6,8 @@ and erasing."""
 import pytest
 from django.test import Client
 
-from members.models import Member, SavedStory
+from members.comments import render
+from members.models import Comment, Member, SavedStory
 from newsletters.models import Subscriber
 
 from ..factories import ArticleFactory
@@ -37,5 +38,17 @@ def test_the_members_pages_are_valid_html(mail_server, tmp_path):  # noqa: F811
     pages["portal refused"] = member.post("/account/newsletter/", {"what": "chosen"}).content
     pages["erase refused"] = member.post("/account/erase/").content
     pages["signed out"] = signed_in(mail_server, ADA).post("/account/sign-out/").content
+    story = ArticleFactory()
+    Comment.objects.create(
+        article=story, member=Member.objects.get(), body="Hi https://example.org/",
+        body_html=render("Hi https://example.org/"), state=Comment.State.APPROVED,
+    )  # fmt: skip
+    # The conversation is a fragment the story's page takes in: checked inside a page.
+    fragment = Client().get(f"/comments/{story.pk}/").content
+    pages["conversation"] = (
+        b'<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+        + fragment
+        + b"</main></body></html>"
+    )
     pages["erased"] = member.post("/account/erase/", {"confirm": "on"}).content
     assert nu_errors(pages, tmp_path) == []
