@@ -13,7 +13,7 @@ from django.utils.formats import date_format
 
 from news.models import Article, RelatedLink, Source
 
-from .models import Tip, TipLink, publisher_of
+from .models import ReleaseSource, Tip, TipLink, publisher_of
 
 SHOWN = 8
 PUBLISH = "news.publish_article"
@@ -66,6 +66,7 @@ def dashboard(user):
             release_tips=list(with_links(waiting)[:SHOWN]),
             release_tips_count=waiting.count(),
             tip_assignees=list(assignable_users()),
+            failing_release_sources=ReleaseSource.objects.filter(failures__gt=0).count(),
         )
     return context
 

@@ -217,3 +217,11 @@ def test_the_admin_pages_of_projects_sources_and_tips_open(admin_client, torch):
     tips = admin_client.get(reverse("admin:releases_tip_changelist")).content.decode()
     article = Article.objects.get()
     assert reverse("admin:news_article_change", args=[article.pk]) in tips
+
+
+def test_the_column_says_how_many_sources_are_failing(editor, torch):
+    make_tip(torch, "2.4.0")
+    ReleaseSource.objects.filter(kind="pypi").update(failures=2, last_error="answered 500")
+    html = column(editor)
+    assert "1 release source failing." in html
+    assert reverse("admin:releases_releasesource_changelist") + "?health=failing" in html
