@@ -90,10 +90,14 @@ class Summary:
 
     def __str__(self):
         return (
-            f"{self.read} sources read ({self.unchanged} unchanged, {self.failed} failing), "
-            f"{self.requests} requests, {self.tips_created} new tips, "
-            f"{self.links_added} new links"
+            f"{plural(self.read, 'source')} read ({self.unchanged} unchanged, "
+            f"{self.failed} failing), {plural(self.requests, 'request')}, "
+            f"{plural(self.tips_created, 'new tip')}, {plural(self.links_added, 'new link')}"
         )
+
+
+def plural(count, word):
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def user_agent():

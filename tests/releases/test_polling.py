@@ -359,7 +359,10 @@ def test_the_command_reads_what_is_due_and_says_what_it_found(remote, watch):
     assert remote.requests == []
     with time_machine.travel(NOW, tick=True):
         call_command("read_release_sources", "--pace", "0", "-v", "2", stdout=out)
-        assert "2 sources read (0 unchanged, 1 failing), 2 requests, 1 new tips" in out.getvalue()
+        assert (
+            "2 sources read (0 unchanged, 1 failing), 2 requests, 1 new tip, 1 new link"
+            in out.getvalue()
+        )
         assert "/broken answered 500" in out.getvalue()
         out = StringIO()
         call_command("read_release_sources", "--dry-run", stdout=out)
