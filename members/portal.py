@@ -10,7 +10,7 @@ from news.paths import absolute
 from newsletters import suppression
 from newsletters.models import Delivery, Subscriber, Suppressed, digest
 
-from .models import SavedStory, SignInLink
+from .models import Comment, SavedStory, SignInLink
 
 RECEIVING = (Subscriber.State.ACTIVE, Subscriber.State.PAUSED)
 
@@ -25,6 +25,17 @@ def saved_stories(member):
         SavedStory.objects.filter(member=member, article__in=Article.objects.published())
         .select_related("article")
         .only("saved_at", "article__slug", "article__title", "article__published_at")
+    )
+
+
+def own_comments(member):
+    """The member's comments on stories public now, newest first, with their state."""
+    return (
+        member.comments.filter(article__in=Article.objects.published())
+        .exclude(state=Comment.State.DELETED)
+        .select_related("article")
+        .only("body", "state", "created_at", "article__slug", "article__title")
+        .order_by("-created_at", "-pk")
     )
 
 

@@ -92,6 +92,7 @@ def render_portal(request, member, newsletter_form=None, erase_form=None, status
         "form": newsletter_form,
         "may_subscribe": not receiving and portal.may_subscribe(member, subscriber),
         "saved_stories": portal.saved_stories(member),
+        "own_comments": portal.own_comments(member),
         "erase_form": erase_form or EraseForm(),
         "name_form": NameForm(initial={"name": member.name}),
         "status_message": SAVED.get(request.GET.get("saved", "")),
@@ -349,7 +350,9 @@ def edit_comment(request, member, pk):
 @member_required
 def delete_comment(request, member, pk):
     comments.delete(own_comment(member, pk))
-    return JsonResponse({"deleted": True})
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"deleted": True})
+    return redirect(f"{reverse('members:portal')}#comments")
 
 
 @never_cache

@@ -106,7 +106,7 @@ def test_a_member_deletes_their_own_comment_and_no_one_elses(member, mail_server
     pk = say(member, story, "Mine").json()["id"]
     grace = signed_in(mail_server, "grace@example.org")
     assert grace.post(f"/account/comments/{pk}/delete/").status_code == 404
-    assert member.post(f"/account/comments/{pk}/delete/").json() == {"deleted": True}
+    assert member.post(f"/account/comments/{pk}/delete/", **JSON).json() == {"deleted": True}
     assert "Mine" not in conversation(story)
 
 
@@ -293,3 +293,13 @@ def test_posting_asks_as_many_queries_on_a_story_with_1000_comments_as_with_one(
         return len(captured)
 
     assert queries(busy, "On the busy story") == queries(quiet, "On the quiet story")
+
+
+def test_the_portal_lists_a_members_comments_and_deletes_one_without_the_script(member):
+    story = ArticleFactory(title="Discussed story")
+    pk = say(member, story, "Said in the portal").json()["id"]
+    page = member.get("/account/").content.decode()
+    assert "Discussed story" in page and "Said in the portal" in page
+    response = member.post(f"/account/comments/{pk}/delete/")
+    assert response.status_code == 302 and response["Location"] == "/account/#comments"
+    assert "Said in the portal" not in member.get("/account/").content.decode()
