@@ -92,7 +92,7 @@ ENTRIES = 20
 
 
 def test_post_to_visible_through_varnish(site, live, capsys):
-    """An open page asks every 4 s; here a reader asks every 50 ms, to time the rest:
+    """An open page asks every 3 s; here a reader asks every 50 ms, to time the rest:
     the post, the purge, Varnish's refetch."""
     pk, _, editor = live
     delays = []
@@ -113,7 +113,7 @@ def test_post_to_visible_through_varnish(site, live, capsys):
             f"50 ms): median {statistics.median(delays) * 1000:.0f} ms, "
             f"max {delays[-1] * 1000:.0f} ms"
         )
-    # Plus at most the script's 4 s interval: within the issue's 5 s.
+    # Plus at most the script's 3 s interval: within the issue's 5 s.
     assert delays[-1] < 1.0
 
 

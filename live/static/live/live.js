@@ -1,4 +1,4 @@
-// A live story's page, kept up to date: every few seconds it asks the story's updates
+// A live story's page, kept up to date: every 3 seconds it asks the story's updates
 // since the version it shows (live.views.updates, a cached answer that Varnish gives most
 // readers). New entries wait behind a "N new updates" button, so the text under the
 // reader's eyes never moves; edits and deletions apply in place; a polite live region
@@ -7,7 +7,7 @@
   "use strict";
   var section = document.querySelector("[data-live-updates]");
   if (!section || !window.fetch) return;
-  var EVERY = 4000;
+  var EVERY = 3000;
   var url = section.getAttribute("data-live-updates");
   var version = parseInt(section.getAttribute("data-version"), 10) || 0;
   var list = section.querySelector(".live__entries");
