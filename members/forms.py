@@ -37,4 +37,7 @@ class NameForm(forms.Form):
         max_length=60,
         required=False,
         help_text="Never your address. Empty: “A Skillo member”.",
+        error_messages={
+            "max_length": "A name has at most 60 characters (this one has %(show_value)d)."
+        },
     )

@@ -81,7 +81,9 @@ def render_sign_in(request, form, status=200):
     return render(request, "members/sign_in.html", {"form": form}, status=status)
 
 
-def render_portal(request, member, newsletter_form=None, erase_form=None, status=200):
+def render_portal(
+    request, member, newsletter_form=None, erase_form=None, name_form=None, status=200
+):
     subscriber = portal.subscriber_of(member)
     receiving = subscriber is not None and subscriber.state in portal.RECEIVING
     if newsletter_form is None and receiving:
@@ -94,7 +96,7 @@ def render_portal(request, member, newsletter_form=None, erase_form=None, status
         "saved_stories": portal.saved_stories(member),
         "own_comments": portal.own_comments(member),
         "erase_form": erase_form or EraseForm(),
-        "name_form": NameForm(initial={"name": member.name}),
+        "name_form": name_form or NameForm(initial={"name": member.name}),
         "status_message": SAVED.get(request.GET.get("saved", "")),
     }
     return render(request, "members/portal.html", context, status=status)
@@ -284,7 +286,7 @@ def remove(request, pk):
 def name(request, member):
     form = NameForm(request.POST)
     if not form.is_valid():
-        return render_portal(request, member, status=400)
+        return render_portal(request, member, name_form=form, status=400)
     member.name = form.cleaned_data["name"]
     member.save(update_fields=["name"])
     return back("name")

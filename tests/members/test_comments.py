@@ -303,3 +303,10 @@ def test_the_portal_lists_a_members_comments_and_deletes_one_without_the_script(
     response = member.post(f"/account/comments/{pk}/delete/")
     assert response.status_code == 302 and response["Location"] == "/account/#comments"
     assert "Said in the portal" not in member.get("/account/").content.decode()
+
+
+def test_a_name_too_long_is_refused_with_what_was_typed_kept(member):
+    response = member.post("/account/name/", {"name": "x" * 61})
+    page = response.content.decode()
+    assert response.status_code == 400 and "at most 60 characters (this one has 61)" in page
+    assert 'value="' + "x" * 61 + '"' in page and Member.objects.get().name == "Ada"

@@ -37,6 +37,7 @@ def test_the_members_pages_are_valid_html(mail_server, tmp_path):  # noqa: F811
     pages["portal"] = member.get("/account/?saved=newsletter").content
     pages["portal refused"] = member.post("/account/newsletter/", {"what": "chosen"}).content
     pages["erase refused"] = member.post("/account/erase/").content
+    pages["name refused"] = member.post("/account/name/", {"name": "x" * 61}).content
     pages["signed out"] = signed_in(mail_server, ADA).post("/account/sign-out/").content
     story = ArticleFactory()
     Comment.objects.create(
