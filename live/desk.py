@@ -105,6 +105,16 @@ def post_entry(coverage, user, *, body, headline="", key_event=False, authors=No
 
 
 EDITABLE = ("headline", "body", "key_event")
+GONE = "This entry was deleted meanwhile."
+
+
+def _current(entry):
+    """The entry as stored now, under the story's lock: another editor may have deleted
+    it since the desk showed it."""
+    found = Entry.objects.filter(pk=entry.pk).first()
+    if found is None:
+        raise ValidationError(GONE, code="gone")
+    return found
 
 
 def edit_entry(entry, user, *, authors=None, **fields):
@@ -117,7 +127,7 @@ def edit_entry(entry, user, *, authors=None, **fields):
         raise TypeError(f"Not an entry's field to edit: {', '.join(sorted(unknown))}")
     with transaction.atomic():
         coverage = _take(entry.coverage_id)
-        entry = Entry.objects.get(pk=entry.pk)
+        entry = _current(entry)
         changed = {name: value for name, value in fields.items() if getattr(entry, name) != value}
         for name, value in changed.items():
             setattr(entry, name, value)
@@ -158,7 +168,7 @@ def approve_entry(entry, user):
         raise PermissionDenied
     with transaction.atomic():
         coverage = _take(entry.coverage_id)
-        entry = Entry.objects.get(pk=entry.pk)
+        entry = _current(entry)
         if entry.status == Entry.Status.PUBLISHED:
             transaction.set_rollback(True)
             return entry

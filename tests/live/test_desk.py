@@ -169,3 +169,15 @@ def test_a_post_at_500_entries_costs_few_queries(story, editor, capsys):
             f"median {sorted(timings)[2] * 1000:.1f} ms ({connection.vendor})"
         )
     assert len(queries) == POST_QUERIES
+
+
+def test_approving_an_entry_deleted_meanwhile_says_so(story, writer, editor):
+    story.approval_required = True
+    story.save()
+    entry = desk.post_entry(story, writer, body="Soon gone.")
+    client = client_of(editor)
+    page = client.get(desk_url(story)).content.decode()
+    assert f"/admin/live/livecoverage/entries/{entry.pk}/approve/" in page
+    desk.delete_entry(entry, editor)
+    response = client.post(f"/admin/live/livecoverage/entries/{entry.pk}/approve/")
+    assert response.status_code == 404

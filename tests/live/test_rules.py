@@ -139,3 +139,10 @@ def test_readers_see_no_entry_of_a_draft_story(editor):
     )
     desk.post_entry(coverage, editor, body="Not yet public.")
     assert not Entry.objects.published().exists()
+
+
+def test_editing_an_entry_deleted_meanwhile_says_so(story, editor):
+    entry = desk.post_entry(story, editor, body="Soon gone.")
+    desk.delete_entry(Entry.objects.get(pk=entry.pk), editor)
+    with pytest.raises(ValidationError, match="deleted meanwhile"):
+        desk.edit_entry(entry, editor, body="Too late.")
