@@ -12,9 +12,11 @@ from playwright.sync_api import expect
 
 from live import desk
 from live.models import LiveCoverage
+from news.models import Article
 from tests.factories import ArticleFactory
 
 from .checks import axe_violations, overflow
+from .test_editing import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -166,3 +168,25 @@ def test_post_to_visible_in_an_open_page(page, story, capsys):
             f"{statistics.median(delays):.2f} s, max {delays[-1]:.2f} s"
         )
     assert delays[-1] < ARRIVES / 1000
+
+
+def test_the_desk_covers_a_story_from_the_article_form(site, new_page, axe_source):
+    """An editor turns coverage on from the article's form, starts it, and posts an
+    entry with the keyboard; the story's page shows it."""
+    page = log_in(new_page, site, "editor")
+    article = Article.objects.published().filter(live_coverage__isnull=True).first()
+    page.goto(f"{site}/admin/news/article/{article.pk}/change/")
+    page.get_by_role("link", name="Cover this story live").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Coverage: Upcoming")).to_be_visible()
+    page.get_by_role("button", name="Start coverage").click()
+    expect(page.get_by_role("heading", name="Coverage: Live")).to_be_visible()
+    assert axe_violations(page, axe_source, within="#content-main") == []
+    page.get_by_label("Headline").fill("Doors open")
+    page.get_by_label("Body").fill("People take their seats.")
+    page.get_by_label("Key event").check()
+    page.get_by_role("button", name="Post").click()
+    expect(page.locator(".messagelist")).to_contain_text("Posted at")
+    expect(page.locator(".live-desk__entry").first).to_contain_text("People take their seats.")
+    page.goto(site + article.get_absolute_url())
+    expect(page.locator(".live-entry--key").first).to_contain_text("Doors open")
