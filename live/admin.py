@@ -5,6 +5,8 @@ Writers open the desk and post; editors also start and end coverage, approve wri
 entries, change anyone's entry and the coverage's settings (live.desk's rules).
 """
 
+import secrets
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
@@ -15,12 +17,30 @@ from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 
+from pagecache.store import cache_call
+
 from . import desk
 from .forms import EntryEditForm, EntryForm
 from .models import Entry, LiveCoverage
 
 # The desk lists this many entries, newest first (awaiting ones always).
 DESK_ENTRIES = 100
+# How long the composer's one-time mark is remembered (pagecache's shared cache).
+ONCE_SECONDS = 3600
+
+
+def first_sending(once):
+    """Whether the composer's form carrying ``once`` (a random mark each time the desk is
+    shown) is sent for the first time. Without a mark, or with the cache down, yes."""
+    if not once:
+        return True
+    ok, added = cache_call("add", f"live:once:{once[:64]}", 1, timeout=ONCE_SECONDS)
+    return added or not ok
+
+
+def forget_sending(once):
+    if once:
+        cache_call("delete", f"live:once:{once[:64]}")
 
 
 @admin.register(LiveCoverage)
@@ -96,6 +116,7 @@ class LiveCoverageAdmin(admin.ModelAdmin):
             "coverage": coverage,
             "article": coverage.article,
             "form": form or EntryForm(),
+            "once": secrets.token_urlsafe(16),
             "awaiting": awaiting,
             "entries": shown,
             "published_count": len(shown)
@@ -117,11 +138,16 @@ class LiveCoverageAdmin(admin.ModelAdmin):
         coverage = LiveCoverage(pk=pk)
         form = EntryForm(request.POST)
         if form.is_valid():
+            if not first_sending(request.POST.get("once", "")):
+                # A double click, or the form sent again: the entry is there already.
+                messages.info(request, "That entry was posted already.")
+                return redirect(self.desk_url(coverage))
             try:
                 entry = desk.post_entry(coverage, request.user, **form.cleaned_data)
             except LiveCoverage.DoesNotExist:
                 raise Http404("No such live story.") from None
             except ValidationError as error:
+                forget_sending(request.POST.get("once", ""))
                 form.add_error(None, error)
             else:
                 waiting = entry.status == Entry.Status.AWAITING

@@ -1,6 +1,7 @@
 """The live desk in the admin, through Django's client: post, edit, delete, approve,
 start and end, without saving the article."""
 
+import re
 import time
 
 import pytest
@@ -181,3 +182,24 @@ def test_approving_an_entry_deleted_meanwhile_says_so(story, writer, editor):
     desk.delete_entry(entry, editor)
     response = client.post(f"/admin/live/livecoverage/entries/{entry.pk}/approve/")
     assert response.status_code == 404
+
+
+def test_a_double_click_on_post_posts_once(story, editor):
+    client = client_of(editor)
+    page = client.get(desk_url(story)).content.decode()
+    once = re.search(r'name="once" value="([^"]+)"', page)[1]
+    for _ in range(2):
+        response = client.post(post_url(story), {"body": "Once only.", "once": once})
+        assert response.status_code == 302
+    assert Entry.objects.count() == 1
+    assert "That entry was posted already." in client.get(desk_url(story)).content.decode()
+
+
+def test_a_refused_post_can_be_sent_again_once_fixed(story, editor):
+    desk.end_coverage(story, editor)
+    client = client_of(editor)
+    once = "mark-1"
+    assert client.post(post_url(story), {"body": "Typed.", "once": once}).status_code == 400
+    desk.start_coverage(story, editor)
+    assert client.post(post_url(story), {"body": "Typed.", "once": once}).status_code == 302
+    assert Entry.objects.count() == 1
