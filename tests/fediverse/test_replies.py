@@ -220,3 +220,19 @@ def test_blocking_an_actor_drops_their_follows(client, remote, admin_client):
     assert RemoteActor.objects.get().blocked
     assert not Follower.objects.exists()
     assert Article.objects.count() == 1
+
+
+def test_a_replys_time_is_a_valid_datetime_attribute_whatever_its_fraction(client, remote):
+    from datetime import UTC, datetime
+
+    article = ArticleFactory()
+    reply(remote, "alice", article)
+    # A reply without a time of its own is dated when it arrived, microseconds and all;
+    # HTML allows at most three fraction digits in a datetime attribute.
+    Reply.objects.update(
+        state=Reply.State.APPROVED, published_at=datetime(2026, 5, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    )
+    purge_replies(article.pk)
+    shown = page(client, article)
+    assert 'datetime="2026-05-01T' in shown
+    assert ".123456" not in shown
