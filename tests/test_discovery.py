@@ -338,9 +338,9 @@ def test_hostile_title_cannot_break_out_of_json_ld(client):
     article = ArticleFactory(title=title, summary="<b>bold</b> & </script>")
     page = client.get(article.get_absolute_url()).content.decode()
     assert "<script>alert(1)" not in page
-    # Each script element of the page's own (JSON-LD, static/js's reader and beacon)
-    # ends where it should.
-    assert page.count("</script>") == page.count("<script ") == 3
+    # Each script element of the page's own (JSON-LD, static/js's reader and beacon,
+    # the members' script) ends where it should.
+    assert page.count("</script>") == page.count("<script ") == 4
     data = json_ld(page)
     assert data["headline"] == title
     assert data["description"] == "<b>bold</b> & </script>"
