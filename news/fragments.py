@@ -198,7 +198,7 @@ class OwnParts:
 def render_own_parts(request, article):
     """``article``'s own parts, rendered; reads what ``own_parts_prefetch()`` reads, unless
     the article comes with it (``for_detail()``)."""
-    prefetch_related_objects([article], *own_parts_prefetch())
+    prefetch_related_objects([article], "lead_image", "social_image", *own_parts_prefetch())
     with_topics([article])
     corrections, updates = article.notices
     embeds = ready_embeds(article.body_html)
