@@ -164,6 +164,7 @@ class Issue(models.Model):
         WEEKLY = "weekly", "Weekly digest"
         ONE_OFF = "one-off", "One-off"
         CORRECTION = "correction", "A correction to a story sent"
+        LIVE_ENDED = "live-ended", "A live story's end, with what we know"
 
     class State(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -219,6 +220,12 @@ class Issue(models.Model):
                 fields=["correction"],
                 condition=models.Q(kind="correction"),
                 name="one_follow_up_per_correction",
+            ),
+            # Coverage ended, resumed and ended again: its summary is sent the first time.
+            models.UniqueConstraint(
+                fields=["article"],
+                condition=models.Q(kind="live-ended"),
+                name="one_ending_per_live_story",
             ),
         ]
 
