@@ -226,7 +226,37 @@ class LiveCoverageAdmin(admin.ModelAdmin):
 
     @method_decorator(require_POST)
     def start_view(self, request, pk):
-        return self.coverage_action(request, pk, desk.start_coverage, "Coverage is live.")
+        if not desk.can_run(request.user):
+            raise PermissionDenied
+        coverage = get_object_or_404(LiveCoverage.objects.select_related("article"), pk=pk)
+        started = desk.start_coverage(
+            coverage, request.user, email=request.POST.get("email") == "on"
+        )
+        messages.success(request, "Coverage is live.")
+        if started.email_planned is not None:
+            messages.add_message(request, *self.email_outcome(coverage.article, started))
+        return redirect(self.desk_url(coverage))
+
+    @staticmethod
+    def email_outcome(article, started):
+        title = f"“{article.title}”"
+        if started.email_planned and article.is_published():
+            return messages.SUCCESS, f"{title} is being e-mailed to subscribers."
+        if started.email_planned:
+            return (
+                messages.SUCCESS,
+                f"{title} will be e-mailed to subscribers when it is published, at "
+                f"{timezone.localtime(article.published_at):%H:%M on %d %B}.",
+            )
+        if article.is_published():
+            return (
+                messages.WARNING,
+                f"{title} was e-mailed to subscribers before: a story is e-mailed once.",
+            )
+        return (
+            messages.WARNING,
+            f"{title} is not published yet: it will be e-mailed to subscribers when it is.",
+        )
 
     @method_decorator(require_POST)
     def end_view(self, request, pk):

@@ -15,6 +15,8 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from news import purge as news_purge
+from news.models import Article
+from news.purge import email_choice_changed
 from pagecache import purges
 from people.models import Author
 
@@ -30,6 +32,10 @@ ENDED = "Coverage of this story has ended."
 entry_published = Signal()
 # After the commit, with ``coverage``: coverage started or ended (coverage.state).
 state_changed = Signal()
+# Inside the transaction that ends coverage (each time it ends), with ``coverage``: the
+# newsletter plans its "Coverage ended" e-mail in it, so that the e-mail is planned with
+# the end or not at all.
+coverage_ends = Signal()
 
 # Writers post; editors (who may publish articles) also approve, start and end coverage,
 # change its settings and change anyone's entry.
@@ -183,9 +189,14 @@ def approve_entry(entry, user):
     return entry
 
 
-def start_coverage(coverage, user):
-    """Go live (again, after an end): entries may be posted."""
-    return _set_state(coverage, user, LiveCoverage.State.LIVE)
+def start_coverage(coverage, user, *, email=False):
+    """Go live (again, after an end): entries may be posted. ``email``: the editor chose
+    to e-mail the story to the newsletter's subscribers as coverage starts, which the
+    newsletter does once per story, ever (as "Publish and send" does). The coverage
+    returned says in ``email_planned`` whether this start planned the e-mail: None when
+    not asked (or coverage was live already), False when the story went out before or is
+    not public yet (it goes when it is published)."""
+    return _set_state(coverage, user, LiveCoverage.State.LIVE, email=email)
 
 
 def end_coverage(coverage, user):
@@ -193,11 +204,12 @@ def end_coverage(coverage, user):
     return _set_state(coverage, user, LiveCoverage.State.ENDED)
 
 
-def _set_state(coverage, user, state):
+def _set_state(coverage, user, state, email=False):
     if not can_run(user):
         raise PermissionDenied
     with transaction.atomic():
         coverage = _take(coverage.pk)
+        coverage.email_planned = None
         if coverage.state == state:
             transaction.set_rollback(True)
             return coverage
@@ -210,9 +222,23 @@ def _set_state(coverage, user, state):
         else:
             coverage.ended_at = now
         coverage.save(update_fields=["state", "starts_at", "ended_at", "changed_at"])
+        if state == LiveCoverage.State.LIVE and email:
+            coverage.email_planned = _email_story(coverage.pk)
+        elif state == LiveCoverage.State.ENDED:
+            coverage_ends.send(sender=LiveCoverage, coverage=coverage)
         _purge(coverage.pk)
         _announce(state_changed, coverage=coverage)
     return coverage
+
+
+def _email_story(article_pk):
+    """The story to be e-mailed, as the article form's "Send to subscribers" does: its
+    choice stored, and the newsletter told inside this transaction. True if it planned
+    the e-mail."""
+    Article.objects.filter(pk=article_pk).update(email_subscribers=True)
+    article = Article.objects.get(pk=article_pk)
+    answers = email_choice_changed.send(sender=Article, article=article)
+    return any(answer for _, answer in answers)
 
 
 def save_settings(coverage, user):

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
+from live.models import LiveCoverage
 from news.templatetags.news import with_images
 
 from . import plaintext
@@ -62,6 +63,19 @@ def story_context(article, correction=None):
     }
 
 
+def live_ended_context(article):
+    """A live story's end: "What we know" as the editors keep it, and when it ended."""
+    coverage = LiveCoverage.objects.filter(pk=article.pk).first()
+    # Coverage turned off since it ended: the story's own summary stands in.
+    summary_html = coverage.summary_html if coverage else ""
+    summary = with_images(summary_html, settings.SKILLO_SITE_URL.rstrip("/"))
+    return {
+        "coverage": coverage,
+        "summary": summary,
+        "summary_text": plaintext.text(summary),
+    }
+
+
 def digest_context(issue, stories):
     base = settings.SKILLO_SITE_URL.rstrip("/")
     return {
@@ -74,10 +88,12 @@ def digest_context(issue, stories):
 
 def mail(issue, shared, subscriber):
     """The issue's e-mail to one subscriber (Django's EmailMultiAlternatives): the story,
-    or the follow-up of its correction."""
-    template = {issue.Kind.CORRECTION: "correction", issue.Kind.STORY: "story"}.get(
-        issue.kind, "digest"
-    )
+    the follow-up of its correction, or the end of its live coverage."""
+    template = {
+        issue.Kind.CORRECTION: "correction",
+        issue.Kind.STORY: "story",
+        issue.Kind.LIVE_ENDED: "live_ended",
+    }.get(issue.kind, "digest")
     context = {
         **shared,
         "archive_url": absolute(issue.get_absolute_url()),

@@ -173,6 +173,8 @@ def send(issue_id, first_id, last_id, lane=None):
             queued.update(state=Delivery.State.SKIPPED, error="The story is no longer public.")
             return "the story is no longer public"
         shared = compose.story_context(article, issue.correction)
+        if issue.kind == Issue.Kind.LIVE_ENDED:
+            shared |= compose.live_ended_context(article)
     queued = list(queued.select_related("subscriber").order_by("pk"))
     blocked = suppression.suppressed(d.subscriber.email for d in queued)
     deferred = sent = 0
