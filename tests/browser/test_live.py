@@ -7,16 +7,19 @@ import time
 
 import pytest
 from django.contrib.auth.models import Group
+from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from live import desk
 from live.models import LiveCoverage
 from news.models import Article
+from readership.folding import fold
 from tests.factories import ArticleFactory
 
 from .checks import axe_violations, overflow
 from .test_editing import log_in
+from .test_readership import READER_AGENT, fresh_salts, totals  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -190,3 +193,23 @@ def test_the_desk_covers_a_story_from_the_article_form(site, new_page, axe_sourc
     expect(page.locator(".live-desk__entry").first).to_contain_text("People take their seats.")
     page.goto(site + article.get_absolute_url())
     expect(page.locator(".live-entry--key").first).to_contain_text("Doors open")
+
+
+def test_an_open_live_story_is_one_view_however_often_it_asks(browser, story):
+    """Readership counts the story, not its fragments: one beacon for the page, none for
+    the script's questions nor for the story's pages of entries."""
+    url, coverage, _ = story
+    site = url.removesuffix(coverage.article.get_absolute_url())
+    context = browser.new_context(user_agent=READER_AGENT)  # counted: not a bot's browser
+    page = context.new_page()
+    beacons = []
+    page.on("request", lambda request: "/readership/beacon/" in request.url and beacons.append(1))
+    page.goto(url)
+    for _ in range(3):  # three of the script's questions, 3 s apart
+        page.wait_for_event("request", lambda request: "/updates/" in request.url, timeout=6000)
+    page.goto(site + reverse("live:entries", args=[coverage.pk]) + "?order=oldest")
+    page.wait_for_load_state("networkidle")
+    context.close()
+    assert len(beacons) == 1
+    fold()
+    assert totals(coverage.article) == {"views": 1, "visitors": 1}
