@@ -97,7 +97,10 @@ def test_migrating_names_the_topics_of_an_existing_site_and_purges_what_showed_t
     # The topic index's entries are kept until the topics change.
     assert ">javascript</a>" in client.get("/tags/").content.decode()
     call_command("migrate", "news", "0023", verbosity=0)
-    call_command("migrate", "news", verbosity=0)
+    # Every app forward again, not news alone: going back unapplied the apps that depend
+    # on news' later migrations too (members, live, releases), and a test after this one
+    # would find their tables missing.
+    call_command("migrate", verbosity=0)
     assert Tag.objects.get(slug="javascript").name == "JavaScript"
     assert ">JavaScript</a>" in client.get("/tags/").content.decode()
 
