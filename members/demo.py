@@ -13,7 +13,7 @@ from newsletters.models import Subscriber
 from . import comments
 from .models import Comment, CommentSettings, Member, SavedStory
 
-READERS = [("reader@example.org", "Rosa Reader"), ("grace@example.org", "Grace H.")]
+READERS = [("rosa@demo.example", "Rosa Reader"), ("grace.h@demo.example", "Grace H.")]
 CONVERSATION = [
     (0, None, "Good summary. The release notes list the breaking changes at "
               "https://example.org/notes if you are upgrading."),
@@ -53,7 +53,7 @@ def load(sender=None, **kwargs):
                 created_at=timezone.now() - timedelta(hours=len(CONVERSATION) - position),
             )
         )
-    newcomer = Member.objects.create(email="new@example.org", name="", created_at=joined)
+    newcomer = Member.objects.create(email="newcomer@demo.example", name="", created_at=joined)
     Comment.objects.create(
         article=story, member=newcomer, body=HELD, body_html=comments.render(HELD)
     )

@@ -34,6 +34,6 @@ def test_the_demo_has_a_comment_waiting_for_a_moderator(demo, admin_client):
 
 
 def test_the_demo_reader_is_a_subscriber_with_a_saved_story(demo):
-    reader = Member.objects.get(email="reader@example.org")
+    reader = Member.objects.get(email="rosa@demo.example")
     assert reader.saved.count() == 1
     assert Member.objects.count() == 3
