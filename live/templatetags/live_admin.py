@@ -10,21 +10,23 @@ register = template.Library()
 
 @register.simple_tag(takes_context=True)
 def live_desk_link(context, article):
-    """On the article form: the way to its live desk, or to turn live coverage on."""
+    """On the article form, beside History among the object tools (a line of its own above
+    the form pushed the body below the first screen): the way to its live desk, or to turn
+    live coverage on."""
     user = context["request"].user
     if article.pk in live_story_ids():
         if not desk.can_post(user):
             return ""
         return format_html(
-            '<p class="live-desk-link">This is a live story. <a class="button" href="{}">'
-            "Open the live desk</a> to post entries without saving the article.</p>",
+            '<li><a href="{}" title="Post entries without saving the article">'
+            "Live desk</a></li>",
             reverse("admin:live_livecoverage_desk", args=[article.pk]),
         )
     if not desk.can_run(user):
         return ""
     return format_html(
-        '<p class="live-desk-link"><a href="{}?article={}">Cover this story live</a>: '
-        "short timestamped entries, posted from a desk of their own.</p>",
+        '<li><a href="{}?article={}" title="Short timestamped entries, posted from a desk of '
+        'their own">Cover live</a></li>',
         reverse("admin:live_livecoverage_add"),
         article.pk,
     )

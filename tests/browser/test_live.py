@@ -179,7 +179,7 @@ def test_the_desk_covers_a_story_from_the_article_form(site, new_page, axe_sourc
     page = log_in(new_page, site, "editor")
     article = Article.objects.published().filter(live_coverage__isnull=True).first()
     page.goto(f"{site}/admin/news/article/{article.pk}/change/")
-    page.get_by_role("link", name="Cover this story live").click()
+    page.get_by_role("link", name="Cover live").click()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Coverage: Upcoming")).to_be_visible()
     page.get_by_role("button", name="Start coverage").click()
