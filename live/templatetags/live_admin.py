@@ -18,8 +18,7 @@ def live_desk_link(context, article):
         if not desk.can_post(user):
             return ""
         return format_html(
-            '<li><a href="{}" title="Post entries without saving the article">'
-            "Live desk</a></li>",
+            '<li><a href="{}" title="Post entries without saving the article">Live desk</a></li>',
             reverse("admin:live_livecoverage_desk", args=[article.pk]),
         )
     if not desk.can_run(user):
