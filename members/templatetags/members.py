@@ -5,6 +5,15 @@ from django.core.signals import setting_changed
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from fediverse import replies as fediverse_replies
+from fediverse.replies import REPLIES
+from pagecache import fragments
+from pagecache.dependencies import depends_on
+
+from .. import comments
+from ..models import Comment
 
 register = template.Library()
 
@@ -39,3 +48,33 @@ def member_script(article=None, signed_in=None):
     return format_html(
         '<script src="{}" {} data-sign-in="{}" defer></script>', script, data, portal
     )
+
+
+@register.simple_tag(takes_context=True)
+def story_conversation(context, article):
+    """A story's conversation in its page, as every reader sees it: its members' comments
+    with its fediverse replies (comments.conversation()) once it has comments, else the
+    fediverse replies alone. In the cached page itself rather than brought by the script
+    after the page has shown: arriving late, it pushed what was below it down (the
+    footer by 300 px on the demo's newest story). A comment shown purges the page
+    (COMMENTS), as it purges the conversation's own address."""
+    if not article.is_published():
+        return ""
+    request = context["request"]
+    depends_on(request, comments.COMMENTS(article.pk))
+    name = f"members:conversation:{article.pk}"
+    deps = [comments.COMMENTS(article.pk), REPLIES(article.pk)]
+
+    def build(_):
+        shown = Comment.objects.filter(
+            article=article,
+            state__in=[Comment.State.APPROVED, Comment.State.DELETED],
+            member__blocked_at=None,
+        )
+        return {name: (comments.conversation(article) if shown.exists() else "", deps)}
+
+    ((html, _),) = fragments.kept([name], build).values()
+    if not html:
+        return fediverse_replies.for_page(request, article.pk)
+    depends_on(request, *deps)
+    return mark_safe(html)

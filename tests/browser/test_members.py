@@ -137,5 +137,8 @@ def test_a_comment_is_posted_held_approved_shown_and_gone_when_its_author_is_blo
         comments.block(Member.objects.filter(email="visitor@example.org"), "test", None)
         reader = new_page()
         reader.goto(site + ARTICLE)
-        expect(reader.locator(".conversation")).to_be_visible()
-        expect(reader.locator(".conversation")).not_to_contain_text("A first thought.")
+        # The story's page, with its conversation in it (none left: the story goes back
+        # to its fediverse replies alone), without the blocked member's words.
+        expect(reader.locator("article.article h1")).to_be_visible()
+        expect(reader.locator(".conversation .comment")).to_have_count(0)
+        expect(reader.locator("main")).not_to_contain_text("A first thought.")

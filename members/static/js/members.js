@@ -4,9 +4,9 @@
 // its own, and only in a browser that signed in (noted in its localStorage by the
 // account's pages). Everyone else gets a plain link and no personal request.
 //
-// The story's conversation (members' comments and fediverse replies) is public and
-// cached on its own address; it replaces the page's "Replies from the fediverse", which
-// is what a reader without this script keeps seeing.
+// The story's conversation (members' comments and fediverse replies) is in the cached
+// page once the story has comments, and on its own address, which this script asks again
+// after a member's change.
 (function () {
   "use strict";
 
@@ -144,8 +144,9 @@
     bar.appendChild(status);
   }
 
-  // The conversation.
-  var holder = document.querySelector(".fediverse-replies");
+  // The conversation: in the page once the story has comments (else its fediverse
+  // replies), as every reader sees it; the script adds what is personal to it.
+  var holder = document.querySelector(".conversation") || document.querySelector(".fediverse-replies");
   var state = null;
 
   function loadConversation(fresh) {
@@ -368,6 +369,12 @@
       }
       signInLink();
     }
-    return loadConversation(false);
+    if (holder && holder.classList.contains("conversation")) {
+      decorate(holder);
+      return Promise.resolve();
+    }
+    // No comments yet: a member gets the conversation with its form; everyone else
+    // keeps the page as it came, nothing brought in after it has shown.
+    return known.signed_in ? loadConversation(false) : Promise.resolve();
   });
 })();
