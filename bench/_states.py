@@ -12,9 +12,7 @@
 
 import argparse
 import json
-import statistics
 import sys
-import time
 
 # The pages of the speed issue, by bench._inprocess.pick_urls()'s names.
 PAGES = {
@@ -63,26 +61,6 @@ def before_each(state, name, path):
     return lambda: purges.purge(keys)
 
 
-def measure(client, path, repeat, before):
-    """Queries of one request and the median of ``repeat`` timed ones (ms)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    if client.get(path).status_code != 200:
-        raise SystemExit(f"GET {path} failed")
-    before()
-    with CaptureQueriesContext(connection) as captured:
-        client.get(path)
-    queries = len(captured)
-    timings = []
-    for _ in range(repeat):
-        before()
-        started = time.perf_counter()
-        client.get(path)
-        timings.append(time.perf_counter() - started)
-    return queries, statistics.median(timings) * 1000
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=50)
@@ -93,7 +71,7 @@ def main():
     django.setup()
     from django.test import Client
 
-    from bench._inprocess import pick_urls
+    from bench._inprocess import measure, pick_urls
 
     urls = dict(pick_urls())
     client = Client(HTTP_HOST="127.0.0.1")
@@ -101,7 +79,9 @@ def main():
     for page, picked in PAGES.items():
         path = urls[picked]
         for state in STATES:
-            queries, median_ms = measure(client, path, args.repeat, before_each(state, page, path))
+            queries, median_ms, _ = measure(
+                client, path, args.repeat, before_each(state, page, path)
+            )
             print(
                 f"  {page:<8} {state:<14} {queries:>3} queries {median_ms:7.2f} ms", file=sys.stderr
             )

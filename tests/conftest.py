@@ -25,6 +25,9 @@ PostgreSQL pass ends with a count of what it left to the SQLite pass, by reason.
 
 import contextlib
 import os
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -398,6 +401,68 @@ def collect_production_static(root):
         (partial / "static").rename(root)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def make_demo_site(root):
+    """``manage.py migrate`` and ``load_demo`` on a new SQLite file, under the development
+    settings the server tests start their sites with: ``root/db.sqlite3`` and the
+    demo's pictures in ``root/media``; ``root/migrated.sqlite3`` as migrate left it."""
+    partial = root.with_name(root.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
+        "DATABASE_URL": f"sqlite:///{partial / 'db.sqlite3'}",
+        "MEDIA_ROOT": str(partial / "media"),
+    }
+    for name in ("CACHE_URL", "SITE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"):
+        environment.pop(name, None)
+    try:
+        for command in (["migrate", "--noinput"], ["load_demo"]):
+            if command[0] == "load_demo":
+                shutil.copy(partial / "db.sqlite3", partial / "migrated.sqlite3")
+            subprocess.run(
+                [sys.executable, "manage.py", *command],
+                cwd=Path(__file__).resolve().parent.parent, env=environment, check=True,
+                capture_output=True, timeout=600,
+            )  # fmt: skip
+        partial.rename(root)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory):
+    """The demo content as ``make run`` loads it (``make_demo_site``), which the tests
+    that start servers of their own copy with ``copy_demo_site`` rather than migrate and
+    load it again (12 s of CPU each time): made once per test run, or once for all of
+    make test's runs, beside SKILLO_TEST_PRODUCTION_STATIC's folder (the first run to
+    need it makes it while the others wait)."""
+    import fcntl
+
+    shared = os.environ.get("SKILLO_TEST_PRODUCTION_STATIC")
+    parent = Path(shared).parent if shared else tmp_path_factory.mktemp("demo")
+    root = parent / "demo-site"
+    with open(parent / "demo-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not root.exists():
+            make_demo_site(root)
+    return root
+
+
+def copy_demo_site(demo_site, database, media=None):
+    """The demo's database copied to ``database`` (SQLite's backup API: the copy is
+    whole even if the source is being read), its pictures to ``media``."""
+    import sqlite3
+
+    with (
+        contextlib.closing(sqlite3.connect(demo_site / "db.sqlite3")) as source,
+        contextlib.closing(sqlite3.connect(database)) as copy,
+    ):
+        source.backup(copy)
+    if media is not None:
+        shutil.copytree(demo_site / "media", media, dirs_exist_ok=True)
 
 
 @pytest.fixture(scope="session")

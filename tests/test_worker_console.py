@@ -44,14 +44,10 @@ def development_environment(database):
 
 
 @pytest.fixture(scope="module")
-def worker_output(tmp_path_factory):
+def worker_output(tmp_path_factory, demo_site):
     """verbosity -> (the queued task's id, the worker's lines)."""
     folder = tmp_path_factory.mktemp("worker-console")
-    empty = folder / "empty.sqlite3"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
-        cwd=ROOT, env=development_environment(empty), check=True, timeout=300,
-    )  # fmt: skip
+    empty = demo_site / "migrated.sqlite3"
     output = {}
     for verbosity in (1, 2):
         database = folder / f"v{verbosity}.sqlite3"

@@ -8,14 +8,13 @@ import os
 import signal
 import socket
 import sqlite3
-import subprocess
 import sys
 from contextlib import closing
 
 import pytest
 
 from tests.conftest import SHARED_SLUG
-from tests.varnish.servers import ROOT, Launcher, Response, get
+from tests.varnish.servers import Launcher, Response, get
 from tests.waiting import poll
 
 pytestmark = pytest.mark.skipif(
@@ -30,22 +29,10 @@ PASSED = {"Cookie": "sessionid=none"}
 
 
 @pytest.fixture(scope="module")
-def demo_database(tmp_path_factory):
+def demo_database(demo_site):
     """The demo content in a SQLite file, copied for each launcher; its images beside it
     (MEDIA_ROOT, shared by the launchers, which only read them)."""
-    path = tmp_path_factory.mktemp("launcher-demo") / "db.sqlite3"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
-        "DATABASE_URL": f"sqlite:///{path}",
-        "MEDIA_ROOT": str(path.parent / "media"),
-    }
-    for command in (["migrate", "--noinput"], ["load_demo"]):
-        subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT, env=env, check=True, capture_output=True,
-        )  # fmt: skip
-    return path
+    return demo_site / "db.sqlite3"
 
 
 @pytest.fixture
