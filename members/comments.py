@@ -38,6 +38,10 @@ CLOSED = "Comments on this story are closed."
 BLOCKED = "You can no longer comment on Skillo."
 TOO_NEW = "New members can comment {minutes} minutes after they first sign in."
 TOO_MANY = "That is many comments in an hour: please wait a while before the next."
+TOO_MANY_REPORTS = (
+    "That is many reports from your address in an hour: the moderators have them; "
+    "please wait a while before the next."
+)
 DUPLICATE = "You have posted this comment already."
 EMPTY = "Write something first: the comment is empty."
 TOO_LONG = "A comment has at most {limit:,} characters (this one has {count:,})."
@@ -165,7 +169,13 @@ def delete(comment):
 
 
 def report(comment, client, reason=""):
-    """A reader's report (one per client); False once the client reported it."""
+    """A reader's report (one per client); False once the client reported it. A
+    ValidationError once the client has sent COMMENT_REPORTS_PER_CLIENT reports this
+    hour: reports reach the moderators, whom one address could otherwise flood."""
+    if counter.over(
+        f"members:reports:client:{digest(client)}", settings.COMMENT_REPORTS_PER_CLIENT, HOUR
+    ):
+        raise ValidationError(TOO_MANY_REPORTS)
     _, made = CommentReport.objects.get_or_create(
         comment=comment, client=digest(client), defaults={"reason": reason[:500]}
     )

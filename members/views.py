@@ -77,12 +77,46 @@ def account(request):
     return redirect("members:sent")
 
 
+EXPIRED = (
+    "That form had expired (the page was open a long while, or this browser refused the "
+    "site's cookie): nothing was done. Please try again now."
+)
+
+
+def csrf_failure(request):
+    """The refusal of a members' form that failed its CSRF check (skillo.errors): the
+    page it was on again, saying that nothing was done, with what was typed."""
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"error": EXPIRED}, status=403)
+    name = request.resolver_match.url_name
+    if name == "link":
+        link = find_link(request.resolver_match.kwargs["token"])
+        if link is not None and usable(link):
+            context = {"email": link.email, "expired": EXPIRED}
+            return render(request, "members/link.html", context, status=403)
+    member = sessions.current_member(request)
+    if member is not None:
+        return render_portal(request, member, status=403, message=EXPIRED)
+    if name == "portal":
+        form = SignInForm(request.POST)
+        form.is_valid()
+        form.add_error(None, EXPIRED)
+        return render_sign_in(request, form, status=403)
+    return None
+
+
 def render_sign_in(request, form, status=200):
     return render(request, "members/sign_in.html", {"form": form}, status=status)
 
 
 def render_portal(
-    request, member, newsletter_form=None, erase_form=None, name_form=None, status=200
+    request,
+    member,
+    newsletter_form=None,
+    erase_form=None,
+    name_form=None,
+    status=200,
+    message=None,
 ):
     subscriber = portal.subscriber_of(member)
     receiving = subscriber is not None and subscriber.state in portal.RECEIVING
@@ -97,7 +131,7 @@ def render_portal(
         "own_comments": portal.own_comments(member),
         "erase_form": erase_form or EraseForm(),
         "name_form": name_form or NameForm(initial={"name": member.name}),
-        "status_message": SAVED.get(request.GET.get("saved", "")),
+        "status_message": message or SAVED.get(request.GET.get("saved", "")),
     }
     return render(request, "members/portal.html", context, status=status)
 
@@ -362,5 +396,8 @@ def delete_comment(request, member, pk):
 def report_comment(request, pk):
     found = get_object_or_404(Comment.objects.shown(), pk=pk)
     client = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
-    comments.report(found, client, request.POST.get("reason", ""))
+    try:
+        comments.report(found, client, request.POST.get("reason", ""))
+    except ValidationError as error:
+        return JsonResponse({"error": " ".join(error.messages)}, status=429)
     return JsonResponse({"reported": True})

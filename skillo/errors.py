@@ -11,6 +11,7 @@ from django.contrib import admin
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.shortcuts import render
 
+from members import views as members_views
 from news import rules
 from news.fragments import render_site_parts
 from newsletters import views as newsletters_views
@@ -44,6 +45,11 @@ def csrf_failure(request, reason=""):
     if match is not None and match.view_name == "newsletters:sign-up":
         # Shown on the form itself, with what the reader typed.
         return newsletters_views.csrf_failure(request)
+    if match is not None and match.app_name == "members":
+        # The member's page again (or the sign-in form, with the address typed).
+        answer = members_views.csrf_failure(request)
+        if answer is not None:
+            return answer
     return forbidden(request, csrf=True)
 
 

@@ -614,6 +614,8 @@ MEMBER_COOKIE_NAME = os.environ.get("MEMBER_COOKIE_NAME", "member")
 COMMENTS_PER_MEMBER = env_int("COMMENTS_PER_MEMBER", 10)
 COMMENTS_PER_CLIENT = env_int("COMMENTS_PER_CLIENT", 30)
 COMMENT_MIN_MEMBER_MINUTES = env_int("COMMENT_MIN_MEMBER_MINUTES", 10)
+# Readers' reports of comments: at most this many an hour from one client address.
+COMMENT_REPORTS_PER_CLIENT = env_int("COMMENT_REPORTS_PER_CLIENT", 20)
 
 # Readership figures without cookies (readership/, docs/readership.md). READERSHIP=off
 # sends no beacon and counts nothing. At most READERSHIP_PER_MINUTE views a minute are

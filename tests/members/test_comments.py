@@ -17,7 +17,14 @@ from django.utils import timezone
 
 from fediverse.models import RemoteActor, Reply
 from members import comments
-from members.models import ClosedStory, Comment, CommentSettings, Member, Moderation
+from members.models import (
+    ClosedStory,
+    Comment,
+    CommentReport,
+    CommentSettings,
+    Member,
+    Moderation,
+)
 from newsletters.models import Suppressed, digest
 
 from ..factories import ArticleFactory
@@ -310,3 +317,19 @@ def test_a_name_too_long_is_refused_with_what_was_typed_kept(member):
     page = response.content.decode()
     assert response.status_code == 400 and "at most 60 characters (this one has 61)" in page
     assert 'value="' + "x" * 61 + '"' in page and Member.objects.get().name == "Ada"
+
+
+def test_one_address_sending_many_reports_is_told_to_wait_and_nothing_more_reaches_the_moderators(
+    member, settings
+):
+    settings.COMMENT_REPORTS_PER_CLIENT = 2
+    story = ArticleFactory()
+    pks = [say(member, story, f"Comment {n}").json()["id"] for n in range(3)]
+    reader = Client(REMOTE_ADDR="192.0.2.9")
+    answers = [reader.post(f"/comments/{pk}/report/").status_code for pk in pks]
+    assert answers == [200, 200, 429]
+    refused = reader.post(f"/comments/{pks[2]}/report/")
+    assert "many reports" in refused.json()["error"]
+    assert CommentReport.objects.count() == 2
+    # Another address still reports.
+    assert Client(REMOTE_ADDR="192.0.2.10").post(f"/comments/{pks[2]}/report/").status_code == 200

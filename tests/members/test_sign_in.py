@@ -221,6 +221,37 @@ def test_a_links_button_refuses_a_post_without_its_csrf_token(mail_server):  # n
     assert Client().post(path).status_code == 302
 
 
+def test_an_expired_sign_in_form_comes_back_with_the_address_typed_and_says_nothing_was_sent(
+    mail_server,  # noqa: F811
+):
+    response = Client(enforce_csrf_checks=True).post("/account/", {"email": ADA})
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "nothing was done" in page and f'value="{ADA}"' in page
+    assert not SignInLink.objects.exists()
+
+
+def test_an_expired_form_of_a_members_page_shows_their_page_again_unchanged(mail_server):  # noqa: F811
+    member = signed_in(mail_server, ADA)
+    forger = Client(enforce_csrf_checks=True)
+    forger.cookies = member.cookies
+    response = forger.post("/account/name/", {"name": "Changed"})
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "Your account" in page and "nothing was done" in page
+    assert Member.objects.get().name != "Changed"
+
+
+def test_an_expired_links_button_is_shown_again_to_press(mail_server):  # noqa: F811
+    ask_for_link(ADA)
+    path = received_link(mail_server, ADA)
+    response = Client(enforce_csrf_checks=True).post(path)
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "Sign me in" in page and "nothing was done" in page
+    assert Client().post(path).status_code == 302  # the link still works
+
+
 def test_links_are_forgotten_after_a_day_and_sessions_when_they_end(mail_server):  # noqa: F811
     signed_in(mail_server, ADA)
     ask_for_link(ADA)

@@ -69,7 +69,9 @@
     }).then(function (response) {
       return response.json().then(function (answer) {
         if (!response.ok) {
-          throw new Error(answer.error || "Not saved: please try again.");
+          var refused = new Error(answer.error || "Not saved: please try again.");
+          refused.said = Boolean(answer.error); // the server's own reason, shown as is
+          throw refused;
         }
         return answer;
       });
@@ -191,9 +193,11 @@
         .then(function () {
           button.textContent = "Reported: thank you";
         })
-        .catch(function () {
+        .catch(function (error) {
           button.disabled = false;
-          button.textContent = "Report (not sent: try again)";
+          button.textContent = error.said
+            ? "Report (" + error.message + ")"
+            : "Report (not sent: try again)";
         });
     });
     item.querySelector(".meta").appendChild(document.createTextNode(" · "));
