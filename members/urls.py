@@ -21,6 +21,7 @@ urlpatterns = [
     path("account/stories/<int:pk>/remove/", views.remove, name="remove"),
     path("account/name/", views.name, name="name"),
     path("account/stories/<int:pk>/comments/", views.comment, name="comment"),
+    path("account/stories/<int:pk>/write/", views.write_comment, name="write"),
     path("account/comments/<int:pk>/edit/", views.edit_comment, name="edit-comment"),
     path("account/comments/<int:pk>/delete/", views.delete_comment, name="delete-comment"),
     # Public: the same for every reader, and cached (no cookie of the member's here).

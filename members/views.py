@@ -95,6 +95,10 @@ def csrf_failure(request):
             context = {"email": link.email, "expired": EXPIRED}
             return render(request, "members/link.html", context, status=403)
     member = sessions.current_member(request)
+    if member is not None and name == "write":
+        pk = request.resolver_match.kwargs["pk"]
+        article = get_object_or_404(Article.objects.published(), pk=pk)
+        return render_write(request, article, request.POST.get("body", ""), EXPIRED, status=403)
     if member is not None:
         return render_portal(request, member, status=403, message=EXPIRED)
     if name == "portal":
@@ -368,6 +372,44 @@ def comment(request, pk):
     except ValidationError as error:
         return refused(error)
     return JsonResponse({"state": made.state, "id": made.pk})
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def write_comment(request, pk):
+    """The comment form as a page of its own, for readers without the script (the story's
+    page links to it in a <noscript>): a member writes, anyone else is asked to sign in
+    first. A comment shown at once goes back to the story, at the comment."""
+    article = get_object_or_404(
+        Article.objects.published().only("pk", "title", "slug", "published_at"), pk=pk
+    )
+    member = sessions.current_member(request)
+    if member is None:
+        context = {"form": SignInForm(), "story": article}
+        return render(request, "members/sign_in.html", context)
+    if request.method == "GET":
+        return render_write(request, article)
+    body = request.POST.get("body", "")
+    if request.POST.get("website"):
+        return redirect(article.get_absolute_url())  # a bot: told what people are
+    client = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
+    try:
+        made = comments.post(member, article, body, client)
+    except ValidationError as error:
+        return render_write(request, article, body, " ".join(error.messages), status=400)
+    if made.state == Comment.State.APPROVED:
+        return redirect(f"{article.get_absolute_url()}#comment-{made.pk}")
+    return render_write(request, article, held=True)
+
+
+def render_write(request, article, body="", error="", held=False, status=200):
+    context = {
+        "article": article,
+        "body": body,
+        "error": error,
+        "held": held,
+    }
+    return render(request, "members/write.html", context, status=status)
 
 
 @never_cache

@@ -75,6 +75,13 @@ def story_conversation(context, article):
 
     ((html, _),) = fragments.kept([name], build).values()
     if not html:
-        return fediverse_replies.for_page(request, article.pk)
+        # Without the script, a link to the comment form's own page (with comments, the
+        # conversation has it): the script brings the form itself.
+        write = reverse("members:write", args=[article.pk])
+        return format_html(
+            '{}<noscript><p class="meta"><a href="{}">Write a comment</a></p></noscript>',
+            fediverse_replies.for_page(request, article.pk),
+            write,
+        )
     depends_on(request, *deps)
     return mark_safe(html)

@@ -333,3 +333,46 @@ def test_one_address_sending_many_reports_is_told_to_wait_and_nothing_more_reach
     assert CommentReport.objects.count() == 2
     # Another address still reports.
     assert Client(REMOTE_ADDR="192.0.2.10").post(f"/comments/{pks[2]}/report/").status_code == 200
+
+
+def test_without_the_script_a_member_comments_from_the_form_page_and_lands_on_the_comment(member):
+    story = ArticleFactory()
+    write = f"/account/stories/{story.pk}/write/"
+    assert (
+        f'<noscript><p class="meta"><a href="{write}">'
+        in Client().get(story.get_absolute_url()).content.decode()
+    )
+    assert 'name="body"' in member.get(write).content.decode()
+    response = member.post(write, {"body": "Read without scripts."})
+    pk = Comment.objects.get().pk
+    assert response.status_code == 302
+    assert response["Location"] == f"{story.get_absolute_url()}#comment-{pk}"
+    page = Client().get(story.get_absolute_url()).content.decode()
+    assert "Read without scripts." in page and write in page  # the next one, from there
+
+
+def test_without_the_script_a_refused_comment_comes_back_with_its_text_and_reason(member):
+    story = ArticleFactory()
+    long = "word " * (comments.MAX_CHARS // 5 + 1)
+    response = member.post(f"/account/stories/{story.pk}/write/", {"body": long})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "at most" in page and long.strip()[:200] in page
+    assert not Comment.objects.exists()
+
+
+def test_without_the_script_a_held_comment_says_it_waits_for_a_moderator(member):
+    CommentSettings.objects.update(first_comment_waits=True)
+    story = ArticleFactory()
+    response = member.post(f"/account/stories/{story.pk}/write/", {"body": "First!"})
+    assert response.status_code == 200
+    assert "waits for a moderator" in response.content.decode()
+    assert Comment.objects.get().state == Comment.State.PENDING
+
+
+def test_a_reader_not_signed_in_is_asked_to_sign_in_to_comment_and_nothing_is_posted():
+    story = ArticleFactory()
+    page = Client().get(f"/account/stories/{story.pk}/write/").content.decode()
+    assert "Sign in to Skillo" in page and story.title in page
+    Client().post(f"/account/stories/{story.pk}/write/", {"body": "Anonymous"})
+    assert not Comment.objects.exists()

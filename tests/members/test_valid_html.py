@@ -1,7 +1,7 @@
 """The members' pages are valid HTML by the Nu Html Checker (tests/test_html_validity.py
 says how it is installed): the sign-in form, its answer, a link's button, an expired
-link, the portal with a newsletter and saved stories, and the pages after signing out
-and erasing."""
+link, the portal with a newsletter and saved stories, the comment form's own page, a
+form refused as expired, and the pages after signing out and erasing."""
 
 import pytest
 from django.test import Client
@@ -50,6 +50,14 @@ def test_the_members_pages_are_valid_html(mail_server, tmp_path):  # noqa: F811
         b'<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
         + fragment
         + b"</main></body></html>"
+    )
+    write = f"/account/stories/{story.pk}/write/"
+    pages["comment form"] = member.get(write).content
+    pages["comment refused"] = member.post(write, {"body": " "}).content
+    pages["comment sign in"] = Client().get(write).content
+    pages["story"] = Client().get(story.get_absolute_url()).content
+    pages["expired sign-in form"] = (
+        Client(enforce_csrf_checks=True).post("/account/", {"email": ADA}).content
     )
     pages["erased"] = member.post("/account/erase/", {"confirm": "on"}).content
     assert nu_errors(pages, tmp_path) == []
