@@ -97,8 +97,10 @@ def csrf_failure(request):
     member = sessions.current_member(request)
     if member is not None and name == "write":
         pk = request.resolver_match.kwargs["pk"]
-        article = get_object_or_404(Article.objects.published(), pk=pk)
-        return render_write(request, article, request.POST.get("body", ""), EXPIRED, status=403)
+        article = Article.objects.published().filter(pk=pk).first()
+        if article is not None:
+            body = request.POST.get("body", "")
+            return render_write(request, article, body, EXPIRED, status=403)
     if member is not None:
         return render_portal(request, member, status=403, message=EXPIRED)
     if name == "portal":

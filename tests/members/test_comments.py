@@ -376,3 +376,14 @@ def test_a_reader_not_signed_in_is_asked_to_sign_in_to_comment_and_nothing_is_po
     assert "Sign in to Skillo" in page and story.title in page
     Client().post(f"/account/stories/{story.pk}/write/", {"body": "Anonymous"})
     assert not Comment.objects.exists()
+
+
+def test_an_expired_comment_form_comes_back_with_its_text_and_posts_nothing(member):
+    story = ArticleFactory()
+    forger = Client(enforce_csrf_checks=True)
+    forger.cookies = member.cookies
+    response = forger.post(f"/account/stories/{story.pk}/write/", {"body": "Kept text"})
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "nothing was done" in page and "Kept text</textarea>" in page
+    assert not Comment.objects.exists()

@@ -196,6 +196,7 @@ FORMS = [
     "/account/stories/1/save/",
     "/account/stories/1/remove/",
     "/account/stories/1/comments/",
+    "/account/stories/1/write/",
     "/account/comments/1/edit/",
     "/account/comments/1/delete/",
     "/comments/1/report/",
