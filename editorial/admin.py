@@ -584,11 +584,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
 
     @staticmethod
     def _in_history(request, article, words):
-        """A line in the article's history (its revisions), the article unchanged."""
-        with reversion.create_revision():
-            reversion.set_user(request.user)
-            reversion.set_comment(words)
-            reversion.add_to_revision(article)
+        article.note_in_history(request.user, words)
 
     def preview_link_view(self, request, object_id):
         """Make a preview link for someone outside the newsroom; shown once, recorded in

@@ -27,6 +27,8 @@ from .models import Entry, LiveCoverage
 DESK_ENTRIES = 100
 # How long the composer's one-time mark is remembered (pagecache's shared cache).
 ONCE_SECONDS = 3600
+STARTED_AND_SENT = "Live coverage started, and the story sent to subscribers"
+STARTED_TO_BE_SENT = "Live coverage started; the story goes to subscribers when published"
 
 
 def first_sending(once):
@@ -233,6 +235,11 @@ class LiveCoverageAdmin(admin.ModelAdmin):
             coverage, request.user, email=request.POST.get("email") == "on"
         )
         messages.success(request, "Coverage is live.")
+        if started.email_planned:
+            # As the article's own "Send to subscribers" is: in the story's history.
+            article = coverage.article
+            words = STARTED_AND_SENT if article.is_published() else STARTED_TO_BE_SENT
+            article.note_in_history(request.user, words)
         if started.email_planned is not None:
             messages.add_message(request, *self.email_outcome(coverage.article, started))
         return redirect(self.desk_url(coverage))

@@ -423,6 +423,14 @@ class Article(models.Model):
     def get_absolute_url(self):
         return article_path(self.slug)
 
+    def note_in_history(self, user, words):
+        """A line in the article's history (its revisions), the article unchanged: what
+        was done to it from elsewhere than its form (a preview link, a send, coverage)."""
+        with reversion.create_revision():
+            reversion.set_user(user)
+            reversion.set_comment(words)
+            reversion.add_to_revision(self)
+
     @classmethod
     def from_db(cls, db, field_names, values, **kwargs):
         article = super().from_db(db, field_names, values, **kwargs)

@@ -5,6 +5,7 @@ Through the newsletter's own issues, batches and suppression list, to a real SMT
 
 import pytest
 from django.test import Client
+from reversion.models import Version
 
 from live import desk
 from live.models import LiveCoverage
@@ -60,6 +61,20 @@ def test_starting_with_send_ticked_e_mails_the_story(upcoming, desk_client, mail
     assert "We follow the keynote." in text_of(message)
 
 
+def test_starting_with_send_ticked_is_in_the_storys_history_with_who_did_it(
+    upcoming,
+    desk_client,
+    editor,
+    mail_server,  # noqa: F811
+):
+    start(desk_client, upcoming, email="on")
+    (version,) = Version.objects.get_for_object(upcoming.article)
+    assert version.revision.comment == "Live coverage started, and the story sent to subscribers"
+    assert version.revision.user == editor
+    history = desk_client.get(f"/admin/news/article/{upcoming.article.pk}/history/")
+    assert "Live coverage started, and the story sent to subscribers" in history.content.decode()
+
+
 def test_the_desk_offers_to_send_unticked_and_starting_so_e_mails_no_one(
     upcoming,
     desk_client,
@@ -72,6 +87,7 @@ def test_the_desk_offers_to_send_unticked_and_starting_so_e_mails_no_one(
     run_queued()
     assert LiveCoverage.objects.get().is_live
     assert mail_server.messages() == []
+    assert not Version.objects.get_for_object(upcoming.article).exists()  # nothing to note
 
 
 def test_entries_posted_after_the_story_was_sent_e_mail_nothing(
