@@ -1,6 +1,6 @@
 """The newsletter's part of a story's reach (news.reach), counted from the deliveries
 marked sent: the story's own e-mails, the digests of its day or week, one-offs that
-chose it, and the follow-ups of its corrections."""
+chose it, the follow-ups of its corrections, and a live story's "Coverage ended"."""
 
 from collections import Counter
 
@@ -30,6 +30,7 @@ def newsletter(article):
             )
             | Q(kind=Issue.Kind.ONE_OFF, articles=article)
             | Q(kind=Issue.Kind.CORRECTION, correction__article=article)
+            | Q(kind=Issue.Kind.LIVE_ENDED, article=article)
         )
         .distinct()
         .values_list("pk", "kind")
@@ -42,6 +43,15 @@ def newsletter(article):
     ):
         sent[issues[row["issue"]]] += row["count"]
     kinds = Issue.Kind
+    ending = []
+    if kinds.LIVE_ENDED in issues.values():  # a live story whose coverage has ended
+        ending = [
+            Figure(
+                "“Coverage ended” e-mails",
+                sent[kinds.LIVE_ENDED],
+                "What we know, to those who got the story",
+            )
+        ]
     return [
         Figure(
             "Newsletter e-mails of the story",
@@ -54,4 +64,5 @@ def newsletter(article):
             "to subscribers of at least one of the period's stories",
         ),
         Figure("Correction notices sent", sent[kinds.CORRECTION], "to those who got the story"),
+        *ending,
     ]

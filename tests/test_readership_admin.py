@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -191,3 +191,24 @@ def test_figures_worked_out_another_day_say_their_date(editor, time_machine):
     when = timezone.localtime(figures.dashboard()[1])
     assert "As of <time datetime=" in html
     assert f"{when:%-d %B %Y}, {when:%H:%M}</time>" in html
+
+
+def test_the_reach_of_a_live_story_counts_its_coverage_ended_e_mails(editor, mail_server):  # noqa: F811
+    from live import desk
+    from live.models import LiveCoverage
+
+    subscriber("ada@example.org")
+    subscriber("grace@example.org")
+    article = ArticleFactory(title="The keynote, live")
+    run_queued()
+    coverage = LiveCoverage.objects.create(article=article, summary="- It ran long.")
+    user = User.objects.get(username="eddie")
+    desk.start_coverage(coverage, user)
+    desk.end_coverage(coverage, user)
+    run_queued()
+    ended = [m for m in mail_server.messages() if m["Subject"].startswith("Coverage ended")]
+    assert len(ended) == 2
+    html = editor.get(change_url(article)).content.decode()
+    reach = html.split('class="readers-reach"', 1)[1].split("</dl>", 1)[0]
+    reach = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", reach))
+    assert "“Coverage ended” e-mails 2 " in reach
