@@ -7,6 +7,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from live.dependencies import LIVE
+from live.models import LiveCoverage
 from news.dependencies import ARTICLE, NAV
 from news.paginator import LookaheadPaginator
 from pagecache.dependencies import cached_page, depends_on
@@ -178,4 +180,10 @@ def archive_issue(request, pk):
         *ARTICLE.each([issue.article_id] if issue.article_id else []),
         *ARTICLE.each(article.pk for article in found),
     )
-    return render(request, "newsletters/issue.html", {"issue": issue, "stories": found})
+    context = {"issue": issue, "stories": found}
+    if issue.kind == Issue.Kind.LIVE_ENDED:
+        # What the mail said: "What we know" as the editors keep it.
+        depends_on(request, *LIVE.each([issue.article_id]))
+        coverage = LiveCoverage.objects.filter(pk=issue.article_id).only("summary_html").first()
+        context["what_we_know"] = coverage.summary_html if coverage else ""
+    return render(request, "newsletters/issue.html", context)

@@ -142,6 +142,25 @@ def test_ending_e_mails_what_we_know_once(upcoming, desk_client, mail_server):  
     assert len(mail_server.messages()) == 1
 
 
+def test_the_archive_shows_the_ending_as_it_was_mailed_with_what_we_know(
+    upcoming,
+    desk_client,
+    mail_server,  # noqa: F811
+):
+    from newsletters.models import Issue
+
+    subscriber("all@example.org")
+    start(desk_client, upcoming)
+    end(desk_client, upcoming)
+    run_queued()
+    issue = Issue.objects.get(kind=Issue.Kind.LIVE_ENDED)
+    archive = Client().get("/newsletter/archive/").content.decode()
+    assert issue.get_absolute_url() in archive
+    page = Client().get(issue.get_absolute_url()).content.decode()
+    assert f"Coverage ended: {TITLE}" in page
+    assert "What we know</h2><ul>\n<li>The keynote ran two hours.</li>" in page
+
+
 def test_the_ending_goes_to_the_storys_subscribers_not_the_suppressed(
     upcoming,
     editor,
