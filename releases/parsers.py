@@ -258,17 +258,20 @@ def json_feed(document):
             continue
         url = web_address(item.get("url") or item.get("id"))
         text = item.get("content_html") or item.get("summary") or item.get("content_text") or ""
-        releases.append(
-            Release(
-                version=version,
-                released_at=when,
-                url=url,
-                notes_url=url,
-                summary=first_paragraph(str(text)),
-                prerelease=prerelease,
-            )
-        )
+        releases.append(post_release(version, prerelease, when, url, str(text)))
     return Read(deduplicated(releases, problems), problems)
+
+
+def post_release(version, prerelease, when, url, html):
+    """A release a feed's post announces: the post is its page and its notes."""
+    return Release(
+        version=version,
+        released_at=when,
+        url=url,
+        notes_url=url,
+        summary=first_paragraph(html),
+        prerelease=prerelease,
+    )
 
 
 def feed(body, content_type="", address=""):
@@ -290,16 +293,8 @@ def feed(body, content_type="", address=""):
         when = feed_date(entry, problems, version)
         if when is None:
             continue
-        url = entry_link(entry)
         releases.append(
-            Release(
-                version=version,
-                released_at=when,
-                url=url,
-                notes_url=url,
-                summary=first_paragraph(entry_html(entry)),
-                prerelease=prerelease,
-            )
+            post_release(version, prerelease, when, entry_link(entry), entry_html(entry))
         )
     return Read(deduplicated(releases, problems), problems)
 
