@@ -171,7 +171,11 @@ def flush():
     for pk, (old, new) in changes.items():
         keys |= keys_to_purge(pk, old, new)
     purges.purge(keys)
-    purges.store_next_due()
+    # Only a scheduled article, before or after, moves when content next comes due: other
+    # changes leave it, and working it out is two queries on every save. (Left out, the
+    # time kept could only be early, which costs the first reader after it a look.)
+    if any(fp is not None and fp.scheduled for pair in changes.values() for fp in pair):
+        purges.store_next_due()
     if changes:
         articles_changed.send(sender=Article, changes=changes)
 

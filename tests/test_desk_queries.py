@@ -24,8 +24,8 @@ OPEN_ADD = 8
 OPEN_CHANGE = 32
 PREVIEW = 9
 AUTOSAVE = 11
-SAVE_CHANGES = 96
-SAVE_NEW = 66
+SAVE_CHANGES = 92
+SAVE_NEW = 60
 # PostgreSQL takes the lock that serialises new slugs (news.slugs.lock_article_slugs) with
 # one query of its own; SQLite's writes are serialised already.
 SLUG_LOCK = {"postgresql": 1}

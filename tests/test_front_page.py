@@ -245,3 +245,25 @@ def test_a_body_picture_too_narrow_for_a_lead_image_is_refused_with_the_reason(e
     assert not FrontPin.objects.exists()
     article.refresh_from_db()
     assert article.lead_image is None
+
+
+def test_an_edit_of_a_published_article_keeps_the_schedule_without_reading_it():
+    """Only a scheduled article, before or after a change, can move when content next
+    comes due: an ordinary edit keeps the time stored and spends no query on it."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from pagecache.purges import SCHEDULE_KEY
+
+    upcoming = ArticleFactory(scheduled=True)
+    assert cache.get(SCHEDULE_KEY) == upcoming.published_at.timestamp()
+    published = ArticleFactory()
+    with CaptureQueriesContext(connection) as queries:
+        published.title = "Edited"
+        published.save()
+    assert not [q for q in queries if "news_frontpin" in q["sql"]]
+    assert cache.get(SCHEDULE_KEY) == upcoming.published_at.timestamp()
+    # Scheduling another, sooner, moves it.
+    sooner = ArticleFactory(published_at=timezone.now() + timedelta(hours=1))
+    assert cache.get(SCHEDULE_KEY) == sooner.published_at.timestamp()
