@@ -77,7 +77,8 @@ class RemoteServer:
 
         self.httpd = ThreadingHTTPServer((address, 0), Handler)
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # Polled every 50 ms, not 0.5 s: shutdown() waits for the next poll.
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self):
         self.thread.start()

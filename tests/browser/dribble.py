@@ -51,7 +51,7 @@ def dribbling(url):
     """The address of a server that serves what `url` serves, HTML in pieces."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(urlsplit(url)))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -94,7 +94,8 @@ class ReleaseServer:
             server.owner = self
             port = server.server_address[1]
             self._servers.append(server)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            # Polled every 50 ms, not 0.5 s: shutdown() waits for the next poll.
+            threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         self.port = port
         return self
 
