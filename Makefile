@@ -172,7 +172,10 @@ $(AXE_CORE):
 #                                      (the deployed tier, tests/deployed, with its own
 #                                      PostgreSQL: in postgres-servers only),
 #   grid                               the hostile-input grid on SQLite, in full,
-#   browser                            the browser tests (Chromium), on SQLite.
+#   browser                            the browser tests (Chromium), on SQLite;
+# and BALANCE, tests taken from postgres and sqlite to postgres-servers and grid, whose
+# work is done sooner: the runs then end close together, not one alone on a core at the
+# end (each prints what it cost: TIMED below).
 # So every test runs at least once, the database-dependent ones on both databases.
 # The runs share one copy of the static files as production collects them (a minute of
 # CPU to compress; tests/conftest.py, production_static), removed when they end.
@@ -185,6 +188,7 @@ SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.p
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py tests/test_ratelimit_servers.py tests/fediverse/test_slow_keys_servers.py \
   tests/varnish tests/members/test_varnish.py tests/deployed
+BALANCE := tests/api tests/fediverse
 # Each run ends with its slowest tests: where make test's ten minutes go.
 DURATIONS ?= --durations=15 --durations-min=5
 PYTEST_POSTGRES := tests/with-postgres.sh $(VENV)/bin/pytest $(DURATIONS) -m "not browser and not sqlite_only"
@@ -215,17 +219,17 @@ test-postgres: $(VENV)/.installed check redis
 # used (bash's time), the figure that adds up to make test's time on two cores.
 TIMED = TIMEFORMAT="$@: %0R s, %0U s of user and %0S s of system CPU"; time
 test-run-postgres:
-	$(TIMED) $(PYTEST_POSTGRES) $(addprefix --ignore=,$(SERVER_TESTS))
+	$(TIMED) $(PYTEST_POSTGRES) $(addprefix --ignore=,$(SERVER_TESTS) $(BALANCE))
 test-run-postgres-servers:
-	$(TIMED) $(PYTEST_POSTGRES) $(SERVER_TESTS)
+	$(TIMED) $(PYTEST_POSTGRES) $(SERVER_TESTS) $(BALANCE)
 test-run-sqlite:
-	$(TIMED) $(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS))
+	$(TIMED) $(PYTEST_SQLITE) $(addprefix --ignore=,$(HOSTILE_GRID) $(SERVER_TESTS) $(BALANCE))
 # Worker processes must see the suite's database: a file, not SQLite in memory.
 test-run-sqlite-servers:
 	$(TIMED) env SKILLO_TEST_DATABASE_FILE=$(CURDIR)/$(VENV)/server-tests.sqlite3 $(PYTEST_SQLITE) \
 	  -m "not browser and not deployed" $(SERVER_TESTS)
 test-run-grid:
-	$(TIMED) $(PYTEST_SQLITE) $(HOSTILE_GRID)
+	$(TIMED) $(PYTEST_SQLITE) $(addprefix --ignore=,$(SERVER_TESTS)) $(HOSTILE_GRID) $(BALANCE)
 test-run-browser:
 	$(TIMED) $(PYTEST_BROWSER)
 
