@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 
 import pytest
 
@@ -22,14 +23,15 @@ def takes_connections(port):
 
 
 class MailServer:
-    def __init__(self, folder):
+    def __init__(self, folder, handler="aiosmtpd.handlers.Mailbox"):
         self.port = free_port()
         self.folder = folder
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{self.port}",
-                "-c", "aiosmtpd.handlers.Mailbox", str(folder),
+                "-c", handler, str(folder),
             ],
+            cwd=Path(__file__).resolve().parent.parent,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         until(lambda: takes_connections(self.port), "the SMTP server takes connections", 30)
@@ -38,6 +40,11 @@ class MailServer:
         """What it received, oldest first (email.message.Message objects)."""
         box = mailbox.Maildir(self.folder, create=False)
         return sorted(box, key=lambda message: parsedate_to_datetime(message["Date"]))
+
+    def kill_at_next_recipient(self, pid):
+        """With tests.mail_handlers.KillingMailbox: kill ``pid`` as it next names a
+        recipient."""
+        (self.folder.parent / "kill").write_text(str(pid))
 
     def to(self, address):
         return [m for m in self.messages() if address in m.get("To", "")]
