@@ -25,12 +25,17 @@ def published_coverage(pk):
     return get_object_or_404(LiveCoverage.objects.published().select_related("article"), pk=pk)
 
 
+# Past any page or version a story has, and within the databases' 64-bit integers once
+# made an offset: a larger number is no page (?page= with 20 digits was a 500).
+LARGEST = 2**53
+
+
 def whole_number(value):
     try:
         number = int(value)
     except (TypeError, ValueError):
         return None
-    return number if number >= 0 else None
+    return number if 0 <= number <= LARGEST else None
 
 
 @cached_page(NAV, parameters=["page", "order"])

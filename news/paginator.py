@@ -6,6 +6,11 @@ from pagecache.remembered import remember
 
 from .dependencies import LATEST
 
+# The largest OFFSET either database takes (a signed 64-bit integer): a page past it is
+# past the last page, not a query the database refuses (PostgreSQL's "bigint out of
+# range", SQLite's "datatype mismatch": a 500 for ?page= with 20 digits).
+MAX_OFFSET = 2**63 - 1
+
 
 class LookaheadPage(Page):
     def __init__(self, object_list, number, paginator, has_next):
@@ -36,6 +41,8 @@ class LookaheadPaginator(Paginator):
             raise PageNotAnInteger("That page number is not an integer.") from error
         if number < 1:
             raise EmptyPage("That page number is less than 1.")
+        if number * self.per_page > MAX_OFFSET:
+            raise EmptyPage("That page contains no results.")
         return number
 
     def page(self, number):

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.paginator import InvalidPage
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -162,7 +163,11 @@ def archive(request):
     """Every issue sent, newest first: what subscribers got, for anyone to read."""
     issues = Issue.objects.sent().select_related("article")
     paginator = LookaheadPaginator(issues, settings.SKILLO_PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
+    try:
+        # No page past the last one (get_page() would count the issues to show the last).
+        page = paginator.page(request.GET.get("page") or 1)
+    except InvalidPage:
+        raise Http404("No such page.") from None
     depends_on(request, *ARTICLE.each(i.article_id for i in page if i.article_id))
     return render(
         request,

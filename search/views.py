@@ -1,3 +1,5 @@
+import re
+
 from django.views.generic import ListView
 
 from news.dependencies import FEEDS, NAV
@@ -5,6 +7,10 @@ from pagecache.dependencies import cached_page
 
 from .query import MAX_QUERY_LENGTH, search
 from .suggest import suggest
+
+# Control characters are no words, and NUL is no text to either database (PostgreSQL
+# refuses it in a string, SQLite's full-text query ends there): read as spaces.
+CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 # A results page shows public articles' titles, dates, text and topics: any change to a
@@ -18,7 +24,8 @@ class SearchView(ListView):
     template_name = "search/results.html"
 
     def get_queryset(self):
-        self.query = self.request.GET.get("q", "").strip()[:MAX_QUERY_LENGTH]
+        typed = CONTROLS.sub(" ", self.request.GET.get("q", ""))
+        self.query = typed.strip()[:MAX_QUERY_LENGTH]
         return search(self.query)
 
     def get_context_data(self, **kwargs):

@@ -1,0 +1,73 @@
+"""No value of a public page's query parameter makes a 500 (issue 56.11: ``/?page=`` with
+23 digits was "bigint out of range" on PostgreSQL, and an overflow on SQLite): a property
+test (Hypothesis) of what a browser, a crawler or an attacker may put in the address."""
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from live.models import Entry, LiveCoverage
+from tests.factories import ArticleFactory, AuthorFactory
+
+pytestmark = pytest.mark.django_db
+
+# Any text, and the values that broke or nearly broke a page before: numbers past any
+# column's range, signs, exponents, other scripts' digits (int() takes "٣" but not "²").
+values = st.one_of(
+    st.text(max_size=40),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.sampled_from(
+        ["\x00", "1\x00", "²", "٣", "1e9", "-0", "+3", " 3", "3_0", "last", "0", "9" * 400]
+    ),
+)
+
+# Every public address that reads a query parameter, with the parameters it reads.
+PAGES = {
+    "/": ["page"],
+    "/tags/": ["page"],
+    "/tags/python/": ["page"],
+    "/authors/ada-lovelace/": ["page"],
+    "/archive/2024/": ["page"],
+    "/archive/2024/7/": ["page"],
+    "/corrections/": ["page"],
+    "/search/": ["q", "page"],
+    "/newsletter/archive/": ["page"],
+    "/live/{live}/": ["page", "order"],
+    "/live/{live}/updates/": ["since", "page"],
+    "/api/v1/articles/": ["page_size", "cursor", "q", "tag", "author", "ordering"],
+    "/api/v1/tags/": ["page"],
+    "/api/v1/authors/": ["page"],
+}
+
+
+@pytest.fixture
+def site():
+    author = AuthorFactory(name="Ada Lovelace", slug="ada-lovelace")
+    article = ArticleFactory(title="Python ships", tags=["python"], authors=[author])
+    coverage = LiveCoverage.objects.create(
+        article=ArticleFactory(title="Keynote"),
+        state=LiveCoverage.State.LIVE,
+        starts_at=timezone.now(),
+    )
+    Entry.objects.create(coverage=coverage, body="It starts.")
+    return {"live": coverage.pk, "article": article}
+
+
+@pytest.mark.parametrize("path", PAGES)
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+@example(data=None)
+def test_no_query_value_makes_a_server_error(site, path, data):
+    address = path.format(**site)
+    names = PAGES[path]
+    if data is None:
+        # The case that was found: a page number past any column's range, in every parameter.
+        query = dict.fromkeys(names, "99999999999999999999999")
+    else:
+        query = {name: data.draw(values, label=name) for name in names}
+    response = Client(raise_request_exception=True).get(address, query)
+    assert response.status_code < 500, (address, query)
