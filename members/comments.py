@@ -48,6 +48,11 @@ TOO_LONG = "A comment has at most {limit:,} characters (this one has {count:,}).
 NOT_A_THREAD = "Replies go under a comment shown on this story."
 SUPPRESSED = "Mail to this address bounced or was marked as spam: it cannot comment."
 TOO_LATE = "A comment can be edited for 10 minutes after it is posted."
+NOT_TEXT = "The {what} holds a NUL character (\\0), which is not text: remove it and send again."
+# Characters that show nothing and join nothing: a comment that differs from another only
+# by them is the same comment (the duplicate check), so they are taken out. The joiners
+# (U+200C, U+200D) stay: scripts and emoji sequences need them.
+INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
 
 
 def render(text):
@@ -84,8 +89,15 @@ def purge_conversation(article_id):
     purge.on_commit(lambda: purges.purge({COMMENTS(article_id)}))
 
 
+def as_text(value, what):
+    """``value`` as text a database stores, or a ValidationError naming ``what``."""
+    if "\x00" in (value or ""):
+        raise ValidationError(NOT_TEXT.format(what=what))
+    return value or ""
+
+
 def clean_body(body):
-    body = (body or "").strip()
+    body = as_text(body, "comment").translate(INVISIBLE).strip()
     if not body:
         raise ValidationError(EMPTY)
     if len(body) > MAX_CHARS:
@@ -176,6 +188,7 @@ def report(comment, client, reason=""):
         f"members:reports:client:{digest(client)}", settings.COMMENT_REPORTS_PER_CLIENT, HOUR
     ):
         raise ValidationError(TOO_MANY_REPORTS)
+    reason = as_text(reason, "reason")
     _, made = CommentReport.objects.get_or_create(
         comment=comment, client=digest(client), defaults={"reason": reason[:500]}
     )

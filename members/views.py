@@ -368,8 +368,13 @@ def comment(request, pk):
             article,
             request.POST.get("body", ""),
             client,
-            # Anything but a comment's number is no thread (-1 matches none).
-            parent_id=(int(parent) if parent.isdigit() else -1) if parent else None,
+            # Anything but a comment's number is no thread (-1 matches none): ASCII digits
+            # only ("²" is a digit to isdigit(), not to int()), within the database's ids.
+            parent_id=(
+                (int(parent) if parent.isascii() and parent.isdigit() and len(parent) < 19 else -1)
+                if parent
+                else None
+            ),
         )
     except ValidationError as error:
         return refused(error)
@@ -443,5 +448,6 @@ def report_comment(request, pk):
     try:
         comments.report(found, client, request.POST.get("reason", ""))
     except ValidationError as error:
-        return JsonResponse({"error": " ".join(error.messages)}, status=429)
+        status = 429 if error.message == comments.TOO_MANY_REPORTS else 400
+        return JsonResponse({"error": " ".join(error.messages)}, status=status)
     return JsonResponse({"reported": True})

@@ -22,6 +22,7 @@ from .tasks import send_confirmation
 COLUMNS = ["email", "opted_in", "consent_date", "source", "frequency", "topics", "authors"]
 YES, NO = {"yes", "y", "true", "1"}, {"no", "n", "false", "0", ""}
 MAX_ROWS = 100_000
+SOURCE_LENGTH = Subscriber._meta.get_field("source").max_length
 
 
 @dataclass
@@ -44,6 +45,9 @@ def read_rows(data):
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ImportRefused([f"The file is not UTF-8 text (byte {error.start})."]) from error
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ImportRefused([f"Line {line}: a NUL character (\\0), which is no text: is it a CSV?"])
     reader = csv.DictReader(io.StringIO(text))
     if not reader.fieldnames or "email" not in [name.strip() for name in reader.fieldnames]:
         raise ImportRefused(["Line 1: the header must name an “email” column."])
@@ -56,13 +60,29 @@ def read_rows(data):
     return reader
 
 
+def lines(reader):
+    """The reader's rows numbered from 2 (the header is line 1), a field too long for the
+    csv module (128 KB) named by its line."""
+    number = 2
+    while True:
+        try:
+            yield number, next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ImportRefused(
+                [f"Line {number}: {error}; no column needs as much: is it a CSV?"]
+            ) from error
+        number += 1
+
+
 def parse(data):
     """The rows as dicts ready to save, or ImportRefused with every problem found."""
     reader = read_rows(data)
     topics = {tag.slug: tag for tag in Tag.objects.all()}
     authors = {author.slug: author for author in Author.objects.all()}
     problems, rows, seen = [], [], {}
-    for number, raw in enumerate(reader, start=2):
+    for number, raw in lines(reader):
         if number > MAX_ROWS + 1:
             problems.append(f"Line {number}: at most {MAX_ROWS:,} subscribers per file.")
             break
@@ -98,6 +118,9 @@ def parse(data):
                 f"{where}: opted in, but no consent_date: say when they opted in, or "
                 "write no to send them a confirmation link."
             )
+            continue
+        if len(row.get("source", "")) > SOURCE_LENGTH:
+            problems.append(f"{where}: source has at most {SOURCE_LENGTH} characters.")
             continue
         frequency = row.get("frequency") or Subscriber.Frequency.EACH
         if frequency not in Subscriber.Frequency.values:

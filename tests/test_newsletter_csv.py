@@ -85,6 +85,24 @@ def test_a_bad_line_is_named_and_nothing_is_imported(admin_client_, line, proble
     assert not Subscriber.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("x@example.org,no,,fa\x00ir,,", "Line 3: a NUL character"),
+        ('x@example.org,no,,"' + "y" * 140_000 + '",,', "Line 3: field larger than field limit"),
+        ('x@example.org,no,,"' + "y" * 101 + '",,', "Line 3: source has at most 100 characters."),
+    ],
+    ids=["NUL", "a field over 128 KB", "a source over its column"],
+)
+def test_a_line_that_is_no_csv_text_is_named_and_nothing_is_imported(admin_client_, line, problem):
+    text = f"email,opted_in,consent_date,source,frequency\nfirst@example.org,no,,,\n{line}\n"
+    response = upload(admin_client_, text)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Nothing was imported" in page and problem in page
+    assert not Subscriber.objects.exists()
+
+
 def test_a_file_without_an_email_column_is_refused_at_line_1(admin_client_):
     response = upload(admin_client_, "address,name\nx@example.org,X\n")
     assert "Line 1: the header must name an “email” column." in response.content.decode()

@@ -387,3 +387,38 @@ def test_an_expired_comment_form_comes_back_with_its_text_and_posts_nothing(memb
     assert response.status_code == 403
     assert "nothing was done" in page and "Kept text</textarea>" in page
     assert not Comment.objects.exists()
+
+
+# Input no form sends (issue 56.11, 56.16): refused with the reason, never a 500.
+
+
+def test_a_comment_holding_a_nul_character_is_refused_with_the_reason(member):
+    story = ArticleFactory()
+    answer = say(member, story, "a\x00b")
+    assert answer.status_code == 400
+    assert "NUL" in answer.json()["error"]
+    assert not Comment.objects.exists()
+
+
+def test_a_report_holding_a_nul_character_is_refused_with_the_reason(member):
+    pk = say(member, ArticleFactory(), "Hmm").json()["id"]
+    answer = Client(REMOTE_ADDR="192.0.2.5").post(f"/comments/{pk}/report/", {"reason": "a\x00b"})
+    assert answer.status_code == 400
+    assert "NUL" in answer.json()["error"]
+    assert not CommentReport.objects.exists()
+
+
+@pytest.mark.parametrize("parent", ["²", "٣", "9" * 25])
+def test_a_reply_to_what_is_no_comments_number_is_refused_as_no_thread(member, parent):
+    story = ArticleFactory()
+    answer = say(member, story, "A reply", parent=parent)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == comments.NOT_A_THREAD
+
+
+def test_a_comment_differing_only_by_an_invisible_character_is_a_duplicate(member):
+    story = ArticleFactory()
+    assert say(member, story, "Great story").status_code == 200
+    again = say(member, story, "Great\u200b story")
+    assert again.json()["error"] == comments.DUPLICATE
+    assert Comment.objects.count() == 1
