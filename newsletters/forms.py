@@ -43,6 +43,12 @@ def author_field():
     )
 
 
+# Top-level names that only a machine or its own network resolves (RFC 6761's localhost
+# and invalid, RFC 6762's local, RFC 7686's onion, RFC 8375's home.arpa, ICANN's internal)
+# and the localdomain of many systems' hosts files: a relay delivers them to itself.
+SPECIAL_USE = {"localhost", "localdomain", "local", "invalid", "internal", "arpa", "onion"}
+
+
 def reachable_domain(email):
     """An address on the internet's domains: Django's validator also takes names without
     a dot (user@localhost) and address literals (user@[127.0.0.1]), which a relay would
@@ -61,6 +67,13 @@ def reachable_domain(email):
             "“%(domain)s” is not a domain on the internet: the address needs one with a "
             "dot, like name@example.org.",
             code="dotless_domain",
+            params={"domain": domain},
+        )
+    if domain.strip(".").rpartition(".")[2].lower() in SPECIAL_USE:
+        raise ValidationError(
+            "“%(domain)s” is a name for a machine's own network, not a domain on the "
+            "internet: use an address like name@example.org.",
+            code="special_use_domain",
             params={"domain": domain},
         )
 

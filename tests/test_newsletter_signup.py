@@ -306,8 +306,11 @@ def test_bad_input_is_a_clear_message_on_the_form_and_saves_nothing(fields, mess
     [
         ("ada@localhost", "“localhost” is not a domain on the internet"),
         ("ada@[127.0.0.1]", "Addresses at an IP address ([127.0.0.1]) are not accepted"),
+        ("user@sub.localhost", "“sub.localhost” is a name for a machine"),
+        ("user@localhost.localdomain", "“localhost.localdomain” is a name for a machine"),
+        ("user@foo.local", "“foo.local” is a name for a machine"),
     ],
-    ids=["dotless domain", "address literal"],
+    ids=["dotless domain", "address literal", "localhost", "localdomain", "local"],
 )
 def test_an_address_off_the_internet_is_refused_on_the_form_as_typed(address, message):
     response = sign_up(email=address)

@@ -27,7 +27,7 @@ from members.models import (
 )
 from newsletters.models import Suppressed, digest
 
-from ..factories import ArticleFactory
+from ..factories import ArticleFactory, AuthorFactory, UserFactory
 from ..mail_server import mail_server  # noqa: F401 (a fixture)
 from .helpers import signed_in
 
@@ -422,3 +422,22 @@ def test_a_comment_differing_only_by_an_invisible_character_is_a_duplicate(membe
     again = say(member, story, "Great\u200b story")
     assert again.json()["error"] == comments.DUPLICATE
     assert Comment.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Skillo editorial", "S K I L L O", "Grace Hopper", "grace.h", "\u202eAda"],
+    ids=["the site's", "the site's spaced", "an author's", "a staff login's", "reversing"],
+)
+def test_a_name_that_passes_for_the_sites_or_its_staffs_is_refused(member, name):
+    AuthorFactory(name="Grace Hopper")
+    UserFactory(username="grace.h", is_staff=True)
+    response = member.post("/account/name/", {"name": name})
+    assert response.status_code == 400
+    assert Member.objects.get().name == "Ada"
+
+
+def test_a_name_like_nobody_elses_is_kept(member):
+    AuthorFactory(name="Grace Hopper")
+    member.post("/account/name/", {"name": "Grace from Ohio"})
+    assert Member.objects.get().name == "Grace from Ohio"

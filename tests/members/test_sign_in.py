@@ -92,6 +92,19 @@ def test_the_database_keeps_only_the_links_hash(mail_server):  # noqa: F811
     assert link.token == hashlib.sha256(token.encode()).hexdigest()
 
 
+@pytest.mark.parametrize(
+    "email", ["user@sub.localhost", "user@localhost.localdomain", "u@foo.local"]
+)
+def test_an_address_on_a_machines_own_network_is_refused_and_sent_nothing(mail_server, email):  # noqa: F811
+    response = ask_for_link(email)
+    assert response.status_code == 400
+    assert "is a name for a machine's own network" in response.content.decode().replace(
+        "&#x27;", "'"
+    )
+    run_queued()
+    assert not SignInLink.objects.exists() and not mail_server.messages()
+
+
 def test_a_mangled_link_is_a_404():
     assert Client().get("/account/link/not-a-token/").status_code == 404
 
