@@ -2,6 +2,8 @@
 (at the top of the form and on their dashboard, marked new until they open it), their
 reply reaches the editors, and every workflow step is a line of it, without e-mail."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
@@ -91,3 +93,16 @@ def test_each_step_is_a_line_even_without_a_note(newsroom):
         ("Published, not sent to subscribers", "", False)
     ]
     assert "Published, not sent to subscribers by Grace" in dashboard(writer)
+
+
+def test_a_notes_time_is_a_valid_datetime_attribute(newsroom):
+    """The HTML standard allows at most three fraction digits (issue 56.8: the Nu checker
+    refused the six a note's time had)."""
+    writer, editor, article = newsroom
+    editor.post(change_url(article), edit_data(article, _workflow="send_back", _send_back_note="x"))
+    note = Note.objects.get()
+    Note.objects.filter(pk=note.pk).update(created_at=note.created_at.replace(microsecond=965104))
+    form = writer.get(change_url(article)).content.decode()
+    line = form[form.index('class="conversation__lines"') :]
+    stamp = re.search(r'<time datetime="([^"]+)"', line).group(1)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", stamp), stamp
