@@ -27,6 +27,7 @@ urlpatterns = [
         views.AuthorFeedPageView.as_view(),
         name="author-feed-page",
     ),
+    path("archive/", views.ArchiveIndexView.as_view(), name="archive"),
     path("archive/<int:year>/", views.ArchiveView.as_view(), name="archive-year"),
     path("archive/<int:year>/<int:month>/", views.ArchiveView.as_view(), name="archive-month"),
     path("about/editorial/", views.AboutEditorialView.as_view(), name="about-editorial"),

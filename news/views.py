@@ -240,6 +240,20 @@ class AuthorDetailView(ArticlesPageMixin, ListView):
 
 # Archive pages list which years and months have articles: any publication counts.
 @cached_page(NAV, LATEST)
+class ArchiveIndexView(TemplateView):
+    """Every year and month with published articles, newest first, with how many."""
+
+    template_name = "news/archive_index.html"
+
+    def get_context_data(self, **kwargs):
+        years = [
+            (year, sorted(months.items(), reverse=True))
+            for year, months in sorted(archive_months().items(), reverse=True)
+        ]
+        return super().get_context_data(years=years, **kwargs)
+
+
+@cached_page(NAV, LATEST)
 class ArchiveView(ArticlesPageMixin, ListView):
     """Published articles by event date: a year, or a month of it."""
 

@@ -86,6 +86,7 @@ def public_pages(article):
         "topics": reverse("news:tags"),
         "topic": reverse("news:tag", args=["python"]),
         "timeline": reverse("news:tag-timeline", args=["python"]),
+        "archive index": reverse("news:archive"),
         "archive year": reverse("news:archive-year", args=[year]),
         "archive month": reverse("news:archive-month", args=[year, month]),
         "search": reverse("search:results") + "?q=python",
@@ -137,7 +138,7 @@ def test_every_public_page_is_valid_html(site, tmp_path):
         assert response.status_code in {200, 404}, (name, response.status_code)
         pages[name] = response.content
     assert nu_errors(pages, tmp_path) == []
-    assert len(pages) == 22
+    assert len(pages) == 23
 
 
 @pytest.mark.sqlite_only(reason="checks HTML, which does not depend on the database")

@@ -359,3 +359,22 @@ def test_archive_months_and_years_end_where_they_should(client):
     year = client.get("/archive/2024/").content.decode()
     assert "Last of November" in year and "New Year&#x27;s Eve" in year
     assert "New Year&#x27;s Day" not in year
+
+
+def test_the_archive_index_lists_years_and_months_with_counts_newest_first(client):
+    ArticleFactory(event_date=date(2024, 7, 24))
+    ArticleFactory(event_date=date(2024, 7, 2))
+    ArticleFactory(event_date=date(2025, 1, 1))
+    ArticleFactory(event_date=date(2023, 3, 1), status=Article.Status.DRAFT)
+    page = client.get("/archive/").content.decode()
+    text = " ".join(strip_tags(page).split())
+    assert "2025 January 1 article 2024 July 2 articles" in text
+    assert "2023" not in text  # a draft is no archive
+    assert 'href="/archive/2024/7/"' in page and 'href="/archive/2024/"' in page
+
+
+def test_every_page_links_the_archive_and_the_readers_account_from_its_footer(client):
+    ArticleFactory()
+    footer = client.get("/").content.decode().split('class="site-footer"')[1]
+    assert 'href="/archive/"' in footer
+    assert 'href="/account/"' in footer
