@@ -15,9 +15,10 @@ from fediverse import inbox
 from fediverse.actors import site_actor
 from fediverse.delivery import queue
 from fediverse.models import Delivery, PendingActivity
+from outbound.models import Host
 
 from ..background_tasks import run_queued
-from ..fediverse_server import SilentServer, closed_port
+from ..fediverse_server import RemoteServer, SilentServer, closed_port
 from .test_following import SITE, follow, post_activity
 
 pytestmark = pytest.mark.django_db
@@ -118,3 +119,18 @@ def test_a_delivery_to_a_backed_off_host_is_put_off_without_a_connection(silent)
     assert second.state == Delivery.State.PENDING
     assert second.attempts == 0
     assert second.due_at > first.created_at
+
+
+def test_the_admin_lets_a_backed_off_host_be_asked_again_at_once(admin_client):
+    activity = {"type": "Announce", "id": f"{SITE}/ap/site#announce", "actor": f"{SITE}/ap/site"}
+    with RemoteServer("127.0.0.4") as back:
+        queue(site_actor(), activity, [f"http://{back.address}:{closed_port(back.address)}/inbox"])
+        run_queued()
+        host = Host.objects.get(name=back.address)
+        assert host.backed_off_until is not None
+        admin_client.post(
+            "/admin/outbound/host/", {"action": "ask_again", "_selected_action": [host.pk]}
+        )
+        queue(site_actor(), activity, [back.base + "/inbox"])
+        run_queued()
+        assert len(back.received) == 1
