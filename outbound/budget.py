@@ -11,8 +11,10 @@ without a shared cache:
   without a connection; an answer (any status) ends it.
 - Requests to a host take at most OUTBOUND_HOST_SECONDS a minute in all. A request
   counts its timeout when it starts and what it took when it ends, so the same figure
-  also bounds how many wait on a host at once (60 s at 10 s each: six). Two processes
-  starting at the same moment may both pass: the cap is kept within a request or two.
+  also bounds how many wait on a host at once (60 s at 10 s each: six).
+
+A request costs two writes (its reservation, then what it took), three the first time a
+host is asked.
 
 Callers say what to do with BackedOff: put the work off until ``until``, or answer 429.
 """
@@ -24,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db.models import Case, F, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from .models import Host
@@ -91,17 +93,28 @@ def spent(seconds, window):
     }
 
 
+def reserve(host, seconds, now):
+    """Count ``seconds`` in ``host``'s minute if it may be asked now; whether it may.
+    One statement, so two processes cannot both take the minute's last seconds."""
+    window = minute(now)
+    not_backed_off = Q(backed_off_until__isnull=True) | Q(backed_off_until__lte=now)
+    within = ~Q(window=window) | Q(seconds__lt=settings.SKILLO_OUTBOUND_HOST_SECONDS)
+    return Host.objects.filter(not_backed_off, within, name=host).update(**spent(seconds, window))
+
+
 @contextmanager
 def spending(host, reserved=RESERVED):
     """Count the request made inside in ``host``'s budget: BackedOff at once, before any
     connection, if the host is backed off or has spent its minute. An httpx transport
     error (no answer) coming out, or ``failed()``, backs the host off."""
     now = timezone.now()
-    row, _ = Host.objects.get_or_create(name=host)
-    if until := barrier(row, now):
-        raise BackedOff(host, until)
+    if not reserve(host, reserved, now):
+        # A host not asked before, or one that may not be asked: which, and until when.
+        row, _ = Host.objects.get_or_create(name=host)
+        if until := barrier(row, now):
+            raise BackedOff(host, until)
+        reserve(host, reserved, now)
     window = minute(now)
-    Host.objects.filter(pk=row.pk).update(**spent(reserved, window))
     request, started = Request(), time.monotonic()
     try:
         yield request
@@ -117,17 +130,17 @@ def spending(host, reserved=RESERVED):
         if request.answered:
             changes |= {"failures": 0, "backed_off_until": None}
         elif request.answered is False:
-            failures = row.failures + 1
+            failures = Host.objects.values_list("failures", flat=True).get(name=host) + 1
             wait = min(
                 settings.SKILLO_OUTBOUND_BACKOFF_SECONDS * 2 ** min(failures - 1, 20),
                 settings.SKILLO_OUTBOUND_BACKOFF_MAX_SECONDS,
             )
             changes |= {
-                "failures": F("failures") + 1,
+                "failures": failures,
                 "backed_off_until": timezone.now() + timedelta(seconds=wait),
             }
         if changes:
-            Host.objects.filter(pk=row.pk).update(**changes)
+            Host.objects.filter(name=host).update(**changes)
 
 
 def wait(host):
