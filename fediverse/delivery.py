@@ -6,7 +6,9 @@ minutes later, for two days; a 4xx other than 429 is final. A server that keeps
 failing (SKILLO_FEDIVERSE_INSTANCE_FAILURES in a row) is backed off: nothing is sent
 to it for hours, then days; once it has failed for SKILLO_FEDIVERSE_GIVE_UP_DAYS its
 deliveries fail at once and its followers are kept, not retried, until it is heard
-from again (any signed request from it)."""
+from again (any signed request from it). Deliveries also spend their host's budget,
+with its key fetches (outbound.budget): while the host is backed off after a request
+it did not answer, they are put off, no attempt counted."""
 
 import json
 from datetime import timedelta
@@ -19,6 +21,7 @@ from django.tasks import task
 from django.utils import timezone
 
 from news.models import Article
+from outbound import budget
 from outbound.client import Refused, client
 
 from .actors import key_id
@@ -128,6 +131,14 @@ def heard_from(domain):
     )
 
 
+def put_off(delivery, until):
+    """Send ``delivery`` at ``until``, not now, without counting an attempt."""
+    delivery.due_at = until
+    delivery.save(update_fields=["due_at"])
+    deliver.using(run_after=until).enqueue(delivery.pk)
+    return "backed off"
+
+
 def finish(delivery, state, error=""):
     delivery.state, delivery.last_error = state, error[:300]
     delivery.save(update_fields=["state", "last_error", "attempts", "due_at"])
@@ -170,14 +181,16 @@ def send(delivery_id):
         finish(delivery, Delivery.State.FAILED, "the server has been failing for days")
         return "given up"
     if instance.retry_after is not None and instance.retry_after > now:
-        delivery.due_at = instance.retry_after
-        delivery.save(update_fields=["due_at"])
-        deliver.using(run_after=instance.retry_after).enqueue(delivery.pk)
-        return "backed off"
-    delivery.attempts += 1
+        return put_off(delivery, instance.retry_after)
     try:
-        status = post(delivery)
+        # In the host's budget, shared with key fetches: a host that did not answer a
+        # moment ago is not tried again by each delivery queued for it.
+        with budget.spending(delivery.domain):
+            delivery.attempts += 1
+            status = post(delivery)
         error = "" if 200 <= status < 300 else f"HTTP {status}"
+    except budget.BackedOff as backed_off:
+        return put_off(delivery, backed_off.until)
     except Refused as refused:
         finish(delivery, Delivery.State.FAILED, f"Refused: {refused}")
         return "refused"

@@ -9,10 +9,15 @@ before (401: a replay). Only then is the activity read and kept.
 No web worker waits on another server for long: a key that must be fetched is fetched
 within remote.INLINE_BUDGET (DNS included), and only so many times a minute per host
 and for the site. Past either, the request is kept (PendingActivity), answered 202, and
-checked in full by a background task before anything it says takes effect."""
+checked in full by a background task before anything it says takes effect. A key's host
+that did not answer is backed off (outbound.budget): until then its activities get 429
+with Retry-After, and those kept are put off, so that one silent host costs the worker
+one timeout, not one per activity."""
 
 import json
 import logging
+import math
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -22,13 +27,22 @@ from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.datastructures import CaseInsensitiveMapping
 
+from outbound import budget
 from ratelimits import counter
 
 from . import replies
 from .actors import CONTEXT, absolute, actor_from_match, actor_id, host
 from .delivery import heard_from, queue
 from .models import Follower, LocalActor, PendingActivity, ReceivedSignature, RemoteActor
-from .remote import FetchFailed, Later, actor_for_key, domain_of, ident, is_blocked_domain
+from .remote import (
+    FetchFailed,
+    Later,
+    Unanswered,
+    actor_for_key,
+    domain_of,
+    ident,
+    is_blocked_domain,
+)
 from .signatures import Refused, Signed
 
 logger = logging.getLogger(__name__)
@@ -37,15 +51,20 @@ logger = logging.getLogger(__name__)
 # The rest are fetched by the background worker.
 INLINE_FETCHES_PER_HOST = 5
 INLINE_FETCHES_PER_SITE = 30
-# Activities waiting for their key: per host (429 past it) and for the site (503).
-PENDING_PER_HOST = 100
+# Activities waiting for their key for the site (503 past it; per host, 429 past
+# SKILLO_FEDIVERSE_PENDING_PER_HOST).
 PENDING_PER_SITE = 5000
+# A kept activity whose key's host stays backed off is put off until it may be asked,
+# for this long at most; then it is dropped.
+KEPT_AT_MOST = timedelta(days=1)
 
 
 class Problem(Exception):
-    def __init__(self, status, message):
+    """A refusal: its HTTP status, and for a 429 the seconds to wait (Retry-After)."""
+
+    def __init__(self, status, message, retry_after=None):
         super().__init__(message)
-        self.status = status
+        self.status, self.retry_after = status, retry_after
 
 
 class Deferred(Exception):
@@ -103,6 +122,11 @@ def authenticate(request, body, received_at=None, inline=True):
         remote = signer(signed, domain, inline)
     except Later as later:
         raise Deferred(signed, domain, str(later)) from None
+    except (budget.BackedOff, Unanswered):
+        # The key's host is silent or over its budget: the sender tries again later
+        # (and a kept activity waits, verify_later), rather than spend a timeout each.
+        wait = budget.wait(domain) or 60
+        raise Problem(429, f"{domain} cannot be reached now; try again later.", wait) from None
     except FetchFailed as failure:
         # What the fetch saw stays in the log: telling the sender would make the inbox
         # an oracle of what this server can reach.
@@ -113,7 +137,10 @@ def authenticate(request, body, received_at=None, inline=True):
     # Counted once the instance is known to be who it says: forged requests naming a
     # big instance cannot use up its allowance.
     if over_rate(domain):
-        raise Problem(429, f"Too many activities from {domain}; try again in a minute.")
+        raise Problem(
+            429, f"Too many activities from {domain}; try again in a minute.",
+            math.ceil(counter.seconds_left(60)),
+        )  # fmt: skip
     if remote.uri != actor_uri:
         raise Problem(401, f"The key belongs to {remote.uri}, not to the activity's actor.")
     if remote.blocked:
@@ -138,7 +165,7 @@ def signer(signed, domain, inline):
         or counter.over("fediverse:key-fetch", INLINE_FETCHES_PER_SITE)
     ):
         raise Later("keys are being fetched in the background")
-    remote = actor_for_key(signed.key_id, refresh=stored is not None, budget=inline)
+    remote = actor_for_key(signed.key_id, refresh=stored is not None, inline=inline)
     if not signed.verify(remote.public_key_pem):
         raise Problem(401, "The signature does not verify with the actor's key.")
     return remote
@@ -167,9 +194,11 @@ def keep(request, body, deferred):
     domain = deferred.domain
     if ReceivedSignature.objects.filter(digest=deferred.signed.fingerprint).exists():
         raise Problem(401, "This signed request was received before (a replay).")
+    if wait := budget.wait(domain):
+        raise Problem(429, f"{domain} cannot be reached now; try again later.", wait)
     waiting = PendingActivity.objects.filter(domain=domain).count()
-    if waiting >= PENDING_PER_HOST:
-        raise Problem(429, f"Too many activities from {domain} wait for their key.")
+    if waiting >= settings.SKILLO_FEDIVERSE_PENDING_PER_HOST:
+        raise Problem(429, f"Too many activities from {domain} wait for their key.", 60)
     if PendingActivity.objects.count() >= PENDING_PER_SITE:
         raise Problem(503, "Too many activities wait for their keys; try again later.")
     headers = {name: value for name, value in request.headers.items() if name != "Cookie"}
@@ -193,16 +222,24 @@ def verify_later(pending_id):
     pending = PendingActivity.objects.filter(pk=pending_id).first()
     if pending is None:
         return "gone"
-    body = bytes(pending.body)
+    body, put_off = bytes(pending.body), False
     try:
         remote, activity = authenticate(
             KeptRequest(pending), body, received_at=pending.received_at, inline=False
         )
         done = handle(activity, remote)
     except Problem as refused:
-        done = f"refused ({refused.status}): {refused}"
+        later = timezone.now() + timedelta(seconds=refused.retry_after or 0)
+        put_off = bool(refused.retry_after) and later - pending.received_at < KEPT_AT_MOST
+        if put_off:
+            # Its key's host is backed off or busy: the activity waits, costing no timeout.
+            verify_later.using(run_after=later).enqueue(pending.pk)
+            done = f"put off until {later:%H:%M:%S}"
+        else:
+            done = f"refused ({refused.status}): {refused}"
     finally:
-        pending.delete()
+        if not put_off:
+            pending.delete()
     logger.info("Inbox: a kept activity from %s: %s", pending.domain, done)
     return done
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from outbound import budget
 from outbound.client import Refused as AddressRefused
 from outbound.client import TooLarge, client, read_limited
 
@@ -32,6 +33,11 @@ FAILED_FOR = 300
 
 class FetchFailed(Exception):
     pass
+
+
+class Unanswered(FetchFailed):
+    """The server did not answer (a timeout, a refused or dropped connection): its host
+    is backed off (outbound.budget), and what waits on it is tried again later."""
 
 
 class Later(Exception):
@@ -110,6 +116,8 @@ def fetch_json(url, site=None):
             if response.status_code != 200:
                 raise FetchFailed(f"{url} answered {response.status_code}")
             body = read_limited(response, MAX_DOCUMENT)
+    except httpx.TransportError as error:
+        raise Unanswered(f"{url}: {error}") from None
     except (httpx.HTTPError, httpx.InvalidURL, AddressRefused, TooLarge, UnicodeError) as error:
         raise FetchFailed(f"{url}: {error}") from None
     try:
@@ -170,9 +178,9 @@ def fetch_actor(uri):
     return store_actor(uri, fetch_json(uri))
 
 
-def actor_for_key(key_id_url, refresh=False, budget=False):
+def actor_for_key(key_id_url, refresh=False, inline=False):
     """The RemoteActor whose key ``key_id_url`` names: kept, or fetched (``refresh``:
-    fetched again unless it was a moment ago); with ``budget``, within INLINE_BUDGET or
+    fetched again unless it was a moment ago); ``inline``: within INLINE_BUDGET or
     Later."""
     actor = RemoteActor.objects.filter(key_id=key_id_url, domain=domain_of(key_id_url)).first()
     if actor is not None and not refresh:
@@ -186,18 +194,33 @@ def actor_for_key(key_id_url, refresh=False, budget=False):
         # Fetched and refused a moment ago: requests naming it do not each fetch it again.
         raise FetchFailed(f"the key {key_id_url} could not be fetched a moment ago")
     try:
-        return fetch_key_owner(key_id_url, budget)
+        return fetch_key_owner(key_id_url, inline)
+    except Unanswered:
+        raise  # the host is backed off: the key is asked for again once it may be
     except FetchFailed:
         cache.set(failed, 1, timeout=FAILED_FOR)
         raise
 
 
-def fetch_key_owner(key_id_url, budget=False):
+def fetch_key_owner(key_id_url, inline=False):
+    """The key's owner, fetched within its host's budget (outbound.BackedOff at once if
+    the host is backed off); ``inline``: within INLINE_BUDGET too."""
     site = site_actor()
-    if budget:
-        document = within_budget(key_owner_document, key_id_url, site)
-    else:
-        document = key_owner_document(key_id_url, site)
+    reserved = INLINE_BUDGET if inline else budget.RESERVED
+    # Counted here, not in fetch_json: an inline fetch runs in a thread that must not
+    # touch the database.
+    with budget.spending(domain_of(key_id_url), reserved) as request:
+        try:
+            if inline:
+                document = within_budget(key_owner_document, key_id_url, site)
+            else:
+                document = key_owner_document(key_id_url, site)
+        except Unanswered:
+            request.failed()
+            raise
+        except Later:
+            request.unknown()  # still waiting, in the pool's thread
+            raise
     return store_actor(document["id"], document)
 
 

@@ -50,8 +50,11 @@ def as_response(document, status=200):
     return response
 
 
-def problem(status, message):
-    return JsonResponse({"error": message}, status=status)
+def problem(status, message, retry_after=None):
+    response = JsonResponse({"error": message}, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 def local_actor(request):
@@ -215,9 +218,9 @@ def inbox(request, pk=None):
         try:
             return keep(request, request.body, deferred)
         except Problem as refused:
-            return problem(refused.status, str(refused))
+            return problem(refused.status, str(refused), refused.retry_after)
     except Problem as refused:
-        return problem(refused.status, str(refused))
+        return problem(refused.status, str(refused), refused.retry_after)
     return JsonResponse({"accepted": done}, status=202)
 
 

@@ -7,6 +7,7 @@ signature (not Skillo's code), for the tests to apply to what Skillo sent."""
 import base64
 import hashlib
 import json
+import socket
 import threading
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -147,6 +148,51 @@ class RemoteServer:
                 f'signature="{base64.b64encode(signature).decode()}"'
             ),
         }
+
+
+class SilentServer:
+    """A server that accepts every connection and never answers: ``connections`` counts
+    them (each is held open until the server stops)."""
+
+    def __init__(self, address="127.0.0.4"):
+        self.listener = socket.create_server((address, 0))
+        self.listener.settimeout(0.05)
+        self.address, self.port = address, self.listener.getsockname()[1]
+        self.held, self.stopped = [], threading.Event()
+        self.thread = threading.Thread(target=self.accept, daemon=True)
+
+    def accept(self):
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.held.append(connection)
+
+    @property
+    def connections(self):
+        return len(self.held)
+
+    @property
+    def base(self):
+        return f"http://{self.address}:{self.port}"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join(5)
+        self.listener.close()
+        for connection in self.held:
+            connection.close()
+
+
+def closed_port(address):
+    """A port on ``address`` where nothing listens: a connection there is refused."""
+    with socket.create_server((address, 0)) as probe:
+        return probe.getsockname()[1]
 
 
 def verify_cavage(entry, public_key_pem):

@@ -471,6 +471,12 @@ def site_url_problem(url, local_trial=False):
 # outbound app). On, they may, to try a receiver on the same machine or network;
 # check --deploy warns while it is.
 SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
+# Each remote host's budget, shared by every process (outbound.budget): a request that
+# gets no answer backs its host off for BACKOFF_SECONDS, doubling while it stays silent,
+# at most BACKOFF_MAX_SECONDS; and requests to one host take at most HOST_SECONDS a minute.
+SKILLO_OUTBOUND_BACKOFF_SECONDS = env_int("OUTBOUND_BACKOFF_SECONDS", 60)
+SKILLO_OUTBOUND_BACKOFF_MAX_SECONDS = env_int("OUTBOUND_BACKOFF_MAX_SECONDS", 3600)
+SKILLO_OUTBOUND_HOST_SECONDS = env_int("OUTBOUND_HOST_SECONDS", 60)
 
 # The fediverse (the fediverse app; docs/fediverse.md). The site's actor is
 # @SITE_NAME@HOST, HOST being SITE_URL's.
@@ -483,6 +489,8 @@ SKILLO_FEDIVERSE_SIGNATURE_WINDOW = env_int("FEDIVERSE_SIGNATURE_WINDOW", 300)
 # minute than this (per host name, to the whole site) get 429.
 SKILLO_FEDIVERSE_MAX_ACTIVITY = env_int("FEDIVERSE_MAX_ACTIVITY", 256 * 1024)
 SKILLO_FEDIVERSE_RATE_PER_MINUTE = env_int("FEDIVERSE_RATE_PER_MINUTE", 300)
+# Activities kept for their key to be fetched in the background, per host (429 past it).
+SKILLO_FEDIVERSE_PENDING_PER_HOST = env_int("FEDIVERSE_PENDING_PER_HOST", 100)
 # A server failing this many deliveries in a row is backed off (hours, doubling, at most
 # BACKOFF_DAYS); failing for GIVE_UP_DAYS it is no longer tried until heard from.
 SKILLO_FEDIVERSE_INSTANCE_FAILURES = env_int("FEDIVERSE_INSTANCE_FAILURES", 10)

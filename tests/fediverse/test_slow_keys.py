@@ -99,17 +99,6 @@ def test_a_flood_of_unknown_keys_fetches_inline_only_the_hosts_allowance(
     assert PendingActivity.objects.count() == 8
 
 
-def test_a_host_with_too_many_kept_activities_gets_429(
-    client, held, monkeypatch, django_capture_on_commit_callbacks
-):
-    monkeypatch.setattr(inbox, "PENDING_PER_HOST", 2)
-    monkeypatch.setattr(inbox, "INLINE_FETCHES_PER_HOST", 0)
-    with django_capture_on_commit_callbacks(execute=True):
-        answers = [follow(client, held, f"user{n}").status_code for n in range(3)]
-    assert answers == [202, 202, 429]
-    assert PendingActivity.objects.count() == 2
-
-
 def test_a_key_that_cannot_be_fetched_is_refused_without_saying_what_the_fetch_saw(client, remote):
     remote.add("alice")
     response = post_activity(
