@@ -95,7 +95,11 @@ def one_recorder():
 
 
 def record_position(**kwargs):
-    """After a purge: the primary's position now, past the commit of what was purged."""
+    """After a purge: the primary's position now, past the commit of what was purged.
+
+    Recorded before Varnish is told (pagecache.purges sends it after this signal), so its
+    refetch reads a replica only if that has the change. A reader's page built between
+    the page cache's purge and this record is not kept by the page cache (RACE_MARGIN)."""
     if replica_aliases():
         # Inside a transaction the position would come before its commit.
         transaction.on_commit(store_position)

@@ -248,6 +248,18 @@ def test_a_public_page_is_read_from_the_replica(paused):
 
 
 @live
+def test_a_search_page_is_read_from_the_replica_count_and_results_alike(paused):
+    primary, _, reader, _ = paused
+    # Unpublished on the primary by hand: the paused replica still has it published.
+    sql(primary, "UPDATE news_article SET status = 'draft' WHERE slug = %s", SHARED_SLUG)
+    try:
+        page = reader.request("/search/?q=pytorch")[2]
+    finally:
+        sql(primary, "UPDATE news_article SET status = 'published' WHERE slug = %s", SHARED_SLUG)
+    assert f'href="{ARTICLE}"' in page
+
+
+@live
 def test_the_first_reader_after_a_publication_gets_the_new_page_though_the_replica_lags(paused):
     _, replica, editors_server, readers_server = paused
     assert "Go 1.23 released" not in readers_server.request("/")[2]
