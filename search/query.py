@@ -21,7 +21,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import prefetch_related_objects
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -377,8 +377,10 @@ class Results:
 
     def __init__(self, engine, articles):
         self.engine = engine
+        # The database the page reads: a replica for a reader's (skillo.replicas).
+        self.database = connections[articles.db]
         # The WHERE clause of published(), compiled: the rule stays written once.
-        compiler = articles.query.get_compiler(connection=connection)
+        compiler = articles.query.get_compiler(connection=self.database)
         self.public = compiler.compile(articles.query.where)
         self.approximate = False
         self.density = 0.0
@@ -396,7 +398,7 @@ class Results:
         if self._count is None:
             # The newest EXACT_COUNT + 1 matches by id; if there are more, the share of
             # the id range they cover gives the estimate (and how densely words match).
-            with connection.cursor() as cursor:
+            with self.database.cursor() as cursor:
                 cursor.execute(*self.engine.count_sql(self.public, EXACT_COUNT + 1))
                 found, reached, highest, lowest, expression = cursor.fetchone()
             if expression is not None:

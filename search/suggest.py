@@ -22,7 +22,7 @@ words, and the search page's own count for the suggestion.
 
 import re
 
-from django.db import connection
+from django.db import connection, connections
 
 from news.models import Article
 
@@ -64,7 +64,7 @@ def suggest(text):
     unknown = [word for word in words if not typed[word][0]]
     if not unknown or len(unknown) > MAX_UNKNOWN or min(map(len, unknown)) < MIN_LENGTH:
         return None
-    with connection.cursor() as cursor:
+    with _database().cursor() as cursor:
         cursor.execute(*vocabulary.nearby(unknown))
         terms = [row[0] for row in cursor.fetchall()]
     candidates = {word: nearest(word, terms) for word in unknown}
@@ -145,12 +145,17 @@ def distance(a, b, most):
 def _public():
     # The WHERE clause of published(), compiled: the rule stays written once.
     articles = Article.objects.published()
-    return articles.query.get_compiler(connection=connection).compile(articles.query.where)
+    return articles.query.get_compiler(connection=_database()).compile(articles.query.where)
+
+
+def _database():
+    # The database the page reads: a replica for a reader's (skillo.replicas).
+    return connections[Article.objects.db]
 
 
 def _lookups(statement):
     """{key: (published articles up to TIE_COUNT, passage)} from rows of the three."""
-    with connection.cursor() as cursor:
+    with _database().cursor() as cursor:
         cursor.execute(*statement)
         return {key: (count, passage) for key, count, passage in cursor.fetchall()}
 

@@ -156,6 +156,9 @@ MIDDLEWARE = [
     # Whole public pages for anonymous readers; a hit skips everything below it, so the
     # stored response already carries the headers the middleware below adds.
     "pagecache.middleware.PageCacheMiddleware",
+    # Readers' public pages read from a replica (with DATABASE_REPLICA_URLS; else it
+    # removes itself): below the page cache, so that a hit asks no database at all.
+    "skillo.replicas.ReplicaReadsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -273,6 +276,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A stopped or hung server fails a request within seconds (a 503, skillo.outage)
     # instead of holding a worker; ?connect_timeout= in DATABASE_URL overrides it.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 3)
+
+# Read replicas of that PostgreSQL (comma-separated URLs like DATABASE_URL): readers'
+# public pages read from one that has replayed the last change that purged pages, and
+# everything else from the primary (skillo.replicas, docs/scaling.md).
+for number, url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    try:
+        replica = dj_database_url.parse(
+            url, conn_max_age=env_int("CONN_MAX_AGE", 0), conn_health_checks=True
+        )
+    except ValueError:
+        replica = {}
+    engines = {replica.get("ENGINE"), DATABASES["default"]["ENGINE"]}
+    if engines != {"django.db.backends.postgresql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_REPLICA_URLS: address {number} is not a PostgreSQL address "
+            "(postgres://user:password@host:5432/name), or DATABASE_URL is not one: "
+            "replicas are PostgreSQL's streaming replicas of DATABASE_URL"
+        )
+    # A replica that does not answer within a second is left for the primary.
+    replica.setdefault("OPTIONS", {}).setdefault("connect_timeout", 1)
+    # Tests read the test database through the replica (Django's test mirror).
+    DATABASES[f"replica{number}"] = {**replica, "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["skillo.replicas.ReplicaRouter"] if len(DATABASES) > 1 else []
 
 
 def cache_from_url(url):

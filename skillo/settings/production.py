@@ -56,7 +56,8 @@ SKILLO_FEDIVERSE_USER_AGENT = f"Skillo (+{SKILLO_SITE_URL})"
 # start a server process.
 # (runserver's thread per request would gain nothing: development keeps 0.)
 if "CONN_MAX_AGE" not in os.environ:
-    DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
+    for database in DATABASES.values():  # noqa: F405 (the read replicas' too)
+        database["CONN_MAX_AGE"] = 60
 
 STORAGES = {
     **STORAGES,  # noqa: F405
