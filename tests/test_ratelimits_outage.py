@@ -13,6 +13,8 @@ import pytest
 from django.core.cache import cache
 from redis import Redis
 
+from newsletters.links import confirm_url
+from newsletters.models import Subscriber
 from ratelimits import counter
 from ratelimits.models import Window
 
@@ -109,6 +111,22 @@ def test_a_newsletter_sign_up_made_while_redis_is_down_is_sent_its_confirmation(
     run_worker()
     (message,) = until(lambda: inbox.to(ADA), "the worker sends the confirmation", 120)
     assert "/newsletter/confirm/" in message.as_string()
+
+
+def test_a_confirmation_made_while_redis_is_down_is_welcomed(
+    redis_cache, live_server, inbox, run_worker
+):
+    pending = Subscriber(email=ADA, state=Subscriber.State.PENDING)
+    pending.start_confirmation()
+    pending.save()
+    redis_cache.stop()
+    path = "/" + confirm_url(pending).split("://", 1)[1].split("/", 1)[1]
+    reader = Reader(live_server.url)
+    page = reader.submit(reader.get(path), action=path)
+    assert page.status == 200 and Subscriber.objects.get().state == Subscriber.State.ACTIVE
+    run_worker()
+    (message,) = until(lambda: inbox.to(ADA), "the worker sends the welcome", 120)
+    assert message["Subject"] == "Welcome to Skillo's newsletter"
 
 
 def test_with_redis_down_a_client_over_its_sign_in_limit_is_still_refused(
