@@ -5,8 +5,8 @@ default cache, each process's own memory, a client got the limit once per proces
 even on Redis two processes could read the same list and both let a request through.
 These count in fixed windows of the rate's length (a minute for "120/min") with
 ratelimits.counter, which every process sees alike; Retry-After says when the window
-ends. A hit that cannot be counted (the cache being down) is let through: an outage of
-the cache is no 500.
+ends. While the cache is down the hits are counted in the database (ratelimits.counter):
+the limit holds, and an outage of the cache is no 500.
 """
 
 from rest_framework import throttling

@@ -128,18 +128,6 @@ class Subscriber(models.Model):
         return True
 
 
-class SignUp(models.Model):
-    """One use of the sign-up form, by a keyed hash of the address and of the client:
-    enough to refuse the hundredth in an hour, nothing to learn an address from."""
-
-    address = models.CharField(max_length=64, db_index=True)
-    client = models.CharField(max_length=64, db_index=True)
-    at = models.DateTimeField(default=timezone.now, db_index=True)
-
-    def __str__(self):
-        return f"sign-up at {self.at:%Y-%m-%d %H:%M}"
-
-
 class IssueQuerySet(models.QuerySet):
     def sent(self):
         """What the archive shows: issues that went out, whose story is still public."""

@@ -1,34 +1,57 @@
 """What a sign-up does, the same answer whatever the address's state (no enumeration):
 a new or returning address gets a confirmation link, a subscribed one a note with its
 preferences link, a suppressed one nothing; each address at most
-NEWSLETTER_SIGNUPS_PER_ADDRESS mails a day, each client NEWSLETTER_SIGNUPS_PER_CLIENT
-sign-ups an hour. A confirmation is welcomed with a mail of its preferences link."""
+NEWSLETTER_SIGNUPS_PER_ADDRESS mails a day (a day of UTC), each client
+NEWSLETTER_SIGNUPS_PER_CLIENT sign-ups an hour (of the clock), counted once for the site
+by ratelimits.counter, atomically: sign-ups at the same moment each get a count of their
+own, so no more than the limit pass. A confirmation is welcomed with a mail of its
+preferences link.
 
-from datetime import timedelta
+What a reader is told to expect is queued in the transaction that records the sign-up
+(a row of the database queue): committed together, or neither."""
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+
+from ratelimits import counter
 
 from . import suppression
-from .models import SignUp, Subscriber, digest
+from .models import Subscriber, digest
 from .tasks import send_already_subscribed, send_confirmation, send_welcome
+
+HOUR = 3600
+DAY = 86400
 
 
 def client_over_limit(client):
-    since = timezone.now() - timedelta(hours=1)
-    recent = SignUp.objects.filter(client=digest(client), at__gte=since).count()
-    return recent >= settings.NEWSLETTER_SIGNUPS_PER_CLIENT
+    """Count the client's sign-up; whether it is over its hourly limit."""
+    return counter.over(
+        f"newsletters:sign-up:client:{digest(client)}",
+        settings.NEWSLETTER_SIGNUPS_PER_CLIENT,
+        HOUR,
+    )
 
 
-@transaction.atomic
+def address_over_limit(address):
+    """Count a mail to the address; whether it is over its daily limit."""
+    return counter.over(
+        f"newsletters:sign-up:address:{digest(address.strip().lower())}",
+        settings.NEWSLETTER_SIGNUPS_PER_ADDRESS,
+        DAY,
+    )
+
+
 def sign_up(data, client):
     """Record the sign-up and queue what it sends; returns what happened, for tests and
     logs only (the reader is told the same in every case)."""
     address = data["email"]
-    # The address's row is locked first: sign-ups of one address at the same moment
-    # then count each other's SignUp, and its daily limit holds (counted before the
-    # lock, twelve at once all passed a limit of three).
+    if address_over_limit(address):
+        return "address over its limit"
+    with transaction.atomic():
+        return record(address, data)
+
+
+def record(address, data):
     subscriber = Subscriber.objects.select_for_update().with_address(address).first()
     if subscriber is None:
         try:
@@ -36,12 +59,6 @@ def sign_up(data, client):
                 subscriber = Subscriber.objects.create(email=address)
         except IntegrityError:  # the same address, signed up at this very moment
             subscriber = Subscriber.objects.select_for_update().with_address(address).get()
-    SignUp.objects.create(address=digest(address), client=digest(client))
-    since = timezone.now() - timedelta(days=1)
-    if SignUp.objects.filter(address=digest(address), at__gte=since).count() > (
-        settings.NEWSLETTER_SIGNUPS_PER_ADDRESS
-    ):
-        return "address over its limit"
     if subscriber.suppressed or suppression.blocks_sign_up(address):
         return "suppressed"
     if subscriber.state in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):
@@ -78,13 +95,8 @@ def send_new_link(subscriber):
     address's daily limit."""
     if subscriber.state != Subscriber.State.PENDING:
         return False
-    address = digest(subscriber.email)
-    since = timezone.now() - timedelta(days=1)
-    if SignUp.objects.filter(address=address, at__gte=since).count() >= (
-        settings.NEWSLETTER_SIGNUPS_PER_ADDRESS
-    ):
+    if address_over_limit(subscriber.email):
         return False
-    SignUp.objects.create(address=address, client="")
     subscriber.start_confirmation()
     subscriber.save(update_fields=["confirm_nonce"])
     send_confirmation.enqueue(subscriber.pk)

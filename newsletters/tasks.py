@@ -10,7 +10,7 @@ from django.utils import timezone
 from news.models import Article
 
 from . import digests, issues, mail
-from .models import Issue, SignUp, Subscriber
+from .models import Issue, Subscriber
 
 # Sign-ups never confirmed are forgotten after this long (nothing kept without consent).
 FORGET_PENDING_AFTER = timedelta(days=30)
@@ -51,13 +51,11 @@ def send_already_subscribed(subscriber_id):
 
 @task
 def forget_old_sign_ups():
-    """Daily: the rate limits' counts past their day, and sign-ups never confirmed."""
-    now = timezone.now()
-    counted, _ = SignUp.objects.filter(at__lt=now - timedelta(days=1)).delete()
+    """Daily: sign-ups never confirmed."""
     pending, _ = Subscriber.objects.filter(
-        state=Subscriber.State.PENDING, created_at__lt=now - FORGET_PENDING_AFTER
+        state=Subscriber.State.PENDING, created_at__lt=timezone.now() - FORGET_PENDING_AFTER
     ).delete()
-    return {"sign_ups": counted, "pending": pending}
+    return {"pending": pending}
 
 
 @task

@@ -10,9 +10,12 @@ count is kept where every process sees it:
   the new count (INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING; SQLite 3.35 and
   PostgreSQL), so two processes counting at once never read the same count.
 
-A Redis that cannot be reached counts nothing: the hit is let through and the log says
-so, as the page cache serves pages uncached then (pagecache.store); for a second after
-an error the cache is not asked again, so an outage slows no request down.
+While Redis cannot be reached, hits are counted in the database instead (the log says
+so): a limit holds through an outage, neither lifted (a flood let through) nor turned
+into an error page. For a second after an error the cache is not asked again, so an
+outage slows no request down; once Redis answers, hits are counted there again. The two
+counts are not added up: across the switch a client may get up to twice a limit in one
+window, as across a window's end, never more.
 
 Ended windows are forgotten: Redis expires their keys, and the periodic
 forget-ended-rate-windows deletes the database's rows (ratelimits.tasks).
@@ -44,18 +47,19 @@ _state = {"cache_down_until": 0.0}
 
 def over(scope, limit, seconds=60):
     """Count a hit on ``scope``; whether it is over ``limit`` hits in its window of
-    ``seconds``. A hit that could not be counted is not over."""
-    hits = hit(scope, seconds)
-    return hits is not None and hits > limit
+    ``seconds``."""
+    return hit(scope, seconds) > limit
 
 
 def hit(scope, seconds=60):
     """Count a hit on ``scope`` in the current window of ``seconds``: the window's hits
-    so far across every process, this one included; None if it could not be counted."""
+    so far across every process, this one included."""
     now = time.time()
     window = int(now // seconds)
     if settings.CACHES["default"]["BACKEND"] == REDIS_CACHE:
-        return hit_in_cache(cache_key(scope, seconds, window), 2 * seconds)
+        hits = hit_in_cache(cache_key(scope, seconds, window), 2 * seconds)
+        if hits is not None:
+            return hits
     ends = datetime.fromtimestamp((window + 1) * seconds, UTC)
     return hit_in_database(database_key(scope, seconds), window, ends)
 
@@ -86,7 +90,7 @@ def hit_in_cache(key, timeout):
     except ValueError:  # gone between the two: a clock far behind the others'
         return None
     except RedisError as error:
-        logger.warning("Rate limits not counted: the cache is unavailable (%s).", error)
+        logger.warning("Rate limits counted in the database: the cache is unavailable (%s).", error)
         _state["cache_down_until"] = time.monotonic() + RETRY_AFTER_ERROR
         return None
 

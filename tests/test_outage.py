@@ -1,5 +1,6 @@
 """The database goes away: readers get a 503 with Retry-After, editors keep their text,
-and the same server processes recover when the database returns.
+and the same server processes recover when the database returns. The cache's Redis goes
+away: the mails readers are promised still reach them, and the limits still hold.
 
 The first tests fake the outage inside the test process (every query fails). The live
 ones start their own PostgreSQL cluster and two gunicorn servers with the production
@@ -23,15 +24,25 @@ from urllib.parse import urlencode
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import reverse
+from redis import Redis
 
+from newsletters.links import confirm_url
+from newsletters.models import Subscriber
+from ratelimits import counter
+from ratelimits.models import Window
 from skillo.outage import RETRY_AFTER_SECONDS
 
 from .conftest import SHARED_ARTICLE, SHARED_SLUG
+from .mail_server import mail_server  # noqa: F401 (a fixture)
 from .postgres_server import Cluster, postgres_bin
+from .reader import Reader
 from .test_admin import form_data
+from .test_background_workers import start_worker  # noqa: F401 (a fixture)
+from .waiting import until
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ADD_URL = reverse("admin:news_article_add")
@@ -436,3 +447,154 @@ def test_live_after_the_outage_the_editor_saves_the_same_text(cluster, editor_se
     assert "Rust 1.80" not in server.request(changelist, cookies=cookies)[2]
     assert server.request(ADD_URL, typed, cookies)[0] == 302
     assert "Rust 1.80" in server.request(changelist, cookies=cookies)[2]
+
+
+# The cache's Redis goes away (issue 53, point 5): with Redis as the default cache,
+# stopped mid-test, a member asking for a sign-in link and a newsletter sign-up get their
+# usual pages, their mails are queued in the database with the request's change and reach
+# a real SMTP server once a real worker (manage.py run_worker) runs; the limits are
+# counted in the database meanwhile, and in Redis again once it is back. The server is
+# pytest-django's live server in this process; the worker, a process of its own, must see
+# what it commits: on PostgreSQL the suite's test database, on SQLite a file
+# (SKILLO_TEST_DATABASE_FILE, as make test's server run names one).
+
+ON_LIVE_SERVER = pytest.mark.django_db(transaction=True)
+SMTP = "django.core.mail.backends.smtp.EmailBackend"
+ADA = "ada@example.org"
+SIGN_IN = "/account/"
+NEWSLETTER = "/newsletter/"
+
+
+@pytest.fixture
+def redis_cache(redis_server, settings, monkeypatch):
+    """The default cache in the session's Redis, empty; started again after the test."""
+    if redis_server.process is None:  # stopped by a test that failed before restarting it
+        redis_server.start()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_server.url,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    cache.clear()
+    monkeypatch.setitem(counter._state, "cache_down_until", 0.0)
+    yield redis_server
+    if redis_server.process is None:
+        redis_server.start()
+
+
+@pytest.fixture
+def run_worker(start_worker, mail_server, redis_cache):  # noqa: F811
+    """Starts a real worker with the same Redis as its cache (down or not, as the test
+    left it); returns the SMTP server it sends through."""
+
+    def start():
+        environment = {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": mail_server.port}
+        start_worker("mailer", **environment, CACHE_URL=redis_cache.url, EMAIL_BACKEND=SMTP)
+        return mail_server
+
+    return start
+
+
+def ask_for_link(live_server, email=ADA):
+    reader = Reader(live_server.url)
+    return reader.submit(reader.get(SIGN_IN), email=email)
+
+
+def sign_up(live_server, email=ADA):
+    reader = Reader(live_server.url)
+    return reader.submit(reader.get(NEWSLETTER), action=NEWSLETTER, email=email)
+
+
+@ON_LIVE_SERVER
+def test_with_redis_down_asking_for_a_sign_in_link_says_to_check_the_inbox(
+    redis_cache, live_server
+):
+    redis_cache.stop()
+    page = ask_for_link(live_server)
+    assert page.status == 200 and "Check your inbox" in page.text
+
+
+@ON_LIVE_SERVER
+def test_a_sign_in_link_asked_for_while_redis_is_down_reaches_the_inbox(
+    redis_cache, live_server, run_worker
+):
+    redis_cache.stop()
+    ask_for_link(live_server)
+    inbox = run_worker()
+    (message,) = until(lambda: inbox.to(ADA), "the worker sends the sign-in link", 120)
+    assert message["Subject"] == "Your link to sign in to Skillo"
+
+
+@ON_LIVE_SERVER
+def test_with_redis_down_a_newsletter_sign_up_says_to_check_the_inbox(redis_cache, live_server):
+    redis_cache.stop()
+    page = sign_up(live_server)
+    assert page.status == 200 and "Check your inbox" in page.text
+
+
+@ON_LIVE_SERVER
+def test_a_newsletter_sign_up_made_while_redis_is_down_is_sent_its_confirmation(
+    redis_cache, live_server, run_worker
+):
+    redis_cache.stop()
+    sign_up(live_server)
+    inbox = run_worker()
+    (message,) = until(lambda: inbox.to(ADA), "the worker sends the confirmation", 120)
+    assert "/newsletter/confirm/" in message.as_string()
+
+
+@ON_LIVE_SERVER
+def test_a_confirmation_made_while_redis_is_down_is_welcomed(redis_cache, live_server, run_worker):
+    pending = Subscriber(email=ADA, state=Subscriber.State.PENDING)
+    pending.start_confirmation()
+    pending.save()
+    redis_cache.stop()
+    path = "/" + confirm_url(pending).split("://", 1)[1].split("/", 1)[1]
+    reader = Reader(live_server.url)
+    page = reader.submit(reader.get(path), action=path)
+    assert page.status == 200 and Subscriber.objects.get().state == Subscriber.State.ACTIVE
+    inbox = run_worker()
+    (message,) = until(lambda: inbox.to(ADA), "the worker sends the welcome", 120)
+    assert message["Subject"] == "Welcome to Skillo's newsletter"
+
+
+@ON_LIVE_SERVER
+def test_with_redis_down_a_client_over_its_sign_in_limit_is_still_refused(
+    redis_cache, live_server, settings
+):
+    settings.MEMBER_LINKS_PER_CLIENT = 2
+    redis_cache.stop()
+    for n in range(2):
+        assert ask_for_link(live_server, f"reader{n}@example.org").status == 200
+    refused = ask_for_link(live_server, "one-more@example.org")
+    assert refused.status == 429 and "many requests for sign-in links" in refused.text
+
+
+@ON_LIVE_SERVER
+def test_with_redis_down_a_client_over_its_newsletter_limit_is_still_refused(
+    redis_cache, live_server, settings
+):
+    settings.NEWSLETTER_SIGNUPS_PER_CLIENT = 2
+    redis_cache.stop()
+    for n in range(2):
+        assert sign_up(live_server, f"reader{n}@example.org").status == 200
+    refused = sign_up(live_server, "one-more@example.org")
+    assert refused.status == 429 and "many sign-ups from your network" in refused.text
+
+
+@ON_LIVE_SERVER
+def test_once_redis_is_back_the_limits_are_counted_there_again(
+    redis_cache, live_server, monkeypatch
+):
+    redis_cache.stop()
+    ask_for_link(live_server)
+    counted_meanwhile = Window.objects.count()
+    redis_cache.start()
+    # Asked again at once, not a second after the last error (counter.RETRY_AFTER_ERROR).
+    monkeypatch.setitem(counter._state, "cache_down_until", 0.0)
+    ask_for_link(live_server)
+    assert Window.objects.count() == counted_meanwhile
+    with Redis.from_url(redis_cache.url) as redis:
+        assert redis.keys("*ratelimit:3600:*:members:link:client:*")

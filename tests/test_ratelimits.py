@@ -1,6 +1,7 @@
 """The rate limits' counter (ratelimits.counter): hits counted in fixed windows, once for
 the whole site. With the default cache (each process's own memory) they are counted in
-the database, on SQLite and on PostgreSQL; with Redis as the cache, in Redis. The limits
+the database, on SQLite and on PostgreSQL; with Redis as the cache, in Redis, and in the
+database while Redis is down. The limits
 themselves (the API's, the fediverse inboxes', the readership beacons') are tested with
 their apps, and on three gunicorn processes in tests/test_ratelimit_servers.py."""
 
@@ -131,10 +132,33 @@ def test_with_redis_as_the_cache_hits_are_counted_there_not_in_the_database(
         assert [counter.hit("test:a") for _ in range(3)] == [1, 2, 3]
 
 
-def test_with_redis_down_a_hit_is_let_through_and_the_log_says_so(redis_cache, clock, caplog):
+def test_with_redis_down_hits_are_counted_in_the_database_and_the_log_says_so(
+    redis_cache, clock, caplog
+):
     redis_cache.stop()
     try:
-        assert counter.over("test:a", 0) is False
+        assert [counter.hit("test:a") for _ in range(3)] == [1, 2, 3]
     finally:
         redis_cache.start()
-    assert "Rate limits not counted: the cache is unavailable" in caplog.text
+    assert "Rate limits counted in the database: the cache is unavailable" in caplog.text
+
+
+def test_with_redis_down_a_limit_still_refuses_the_hit_over_it(redis_cache, clock):
+    redis_cache.stop()
+    try:
+        assert [counter.over("test:a", 2) for _ in range(3)] == [False, False, True]
+    finally:
+        redis_cache.start()
+
+
+def test_once_redis_answers_again_hits_are_counted_there_not_in_the_database(
+    redis_cache, clock, monkeypatch, django_assert_num_queries
+):
+    redis_cache.stop()
+    try:
+        counter.hit("test:a")
+    finally:
+        redis_cache.start()
+    monkeypatch.setitem(counter._state, "cache_down_until", 0.0)
+    with django_assert_num_queries(0):
+        assert counter.hit("test:a") == 1

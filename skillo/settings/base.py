@@ -419,14 +419,15 @@ SKILLO_VARNISH_MAX_AGE = env_int("VARNISH_MAX_AGE", 3600)
 # The content API (the api app, docs/api.md). Tokens only (no session: a browser's
 # cookies never reach it); JSON only. Anonymous clients are limited per address, tokens
 # per account, each over the whole site (api.throttling; counted in Redis when it is the
-# cache, else in the database). Answers from the page cache are not counted: they cost
+# cache and answers, else in the database). Answers from the page cache are not counted: they cost
 # no query.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["api.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    # DRF's rates in fixed windows, lifted while the cache is down (api.throttling).
+    # DRF's rates in fixed windows, counted in the database while the cache is down
+    # (api.throttling).
     "DEFAULT_THROTTLE_CLASSES": [
         "api.throttling.AnonRateThrottle",
         "api.throttling.UserRateThrottle",
