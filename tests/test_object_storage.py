@@ -1,0 +1,74 @@
+"""Media on S3-compatible object storage (MEDIA_S3_BUCKET), against a real S3 API server
+on loopback: what one machine uploads, renders and draws, another machine with an empty
+media folder of its own serves. Here the two machines are two test clients in one
+process, each with its own MEDIA_ROOT; tests/test_object_storage_machines.py runs them
+as separate processes."""
+
+import io
+
+import pytest
+from django.test import Client
+from PIL import Image as PILImage
+
+from images.models import Image
+from images.renditions import all_renditions, page_renditions
+
+from .background_tasks import run_queued
+from .factories import ArticleFactory
+from .pictures import picture, upload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def machine_a(settings, tmp_path, s3_media, django_user_model):
+    """An editor's client on machine A, whose media folder is its own."""
+    settings.MEDIA_ROOT = tmp_path / "machine-a"
+    editor = django_user_model.objects.create_superuser("editor", "e@example.org", "pw")
+    client = Client()
+    client.force_login(editor)
+    return client
+
+
+def on_machine_b(settings, tmp_path):
+    """A reader's client on machine B: another, empty media folder."""
+    settings.MEDIA_ROOT = tmp_path / "machine-b"
+    return Client()
+
+
+def upload_through_the_admin(client):
+    response = client.post(
+        "/admin/images/image/add/",
+        {
+            "upload": upload(picture(1600, 900), "launch.jpg"),
+            "alt_text": "The launch on stage",
+            "credit": "Photo: Skillo",
+            "licence": "own",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    run_queued()  # machine A's worker makes the renditions
+    return Image.objects.get()
+
+
+def test_an_upload_on_one_machine_is_served_with_its_renditions_by_another(
+    machine_a,
+    settings,
+    tmp_path,
+    s3_server,
+    s3_media,
+):
+    image = upload_through_the_admin(machine_a)
+    article = ArticleFactory(title="Launch day", lead_image=image)
+    reader = on_machine_b(settings, tmp_path)
+    html = reader.get(article.get_absolute_url()).content.decode()
+    [largest] = page_renditions(image, "jpg")[-1:]
+    assert f"{largest.url} {largest.width}w" in html
+    response = reader.get(largest.url)
+    assert response.status_code == 200
+    served = PILImage.open(io.BytesIO(b"".join(response.streaming_content)))
+    assert served.size == (largest.width, largest.height)
+    # Everything is in the bucket, nothing on either machine's disk.
+    stored = s3_server.keys(s3_media)
+    assert {image.file.name, *(r.name for r in all_renditions(image))} <= set(stored)
+    assert not (tmp_path / "machine-a").exists() and not (tmp_path / "machine-b").exists()
