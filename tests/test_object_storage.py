@@ -5,13 +5,15 @@ process, each with its own MEDIA_ROOT; tests/test_object_storage_machines.py run
 as separate processes."""
 
 import io
+from xml.etree import ElementTree
 
 import pytest
+from django.core.files.storage import default_storage
 from django.test import Client
 from PIL import Image as PILImage
 
 from images.models import Image
-from images.renditions import all_renditions, page_renditions
+from images.renditions import all_renditions, page_renditions, social_rendition
 
 from .background_tasks import run_queued
 from .factories import ArticleFactory
@@ -72,3 +74,40 @@ def test_an_upload_on_one_machine_is_served_with_its_renditions_by_another(
     stored = s3_server.keys(s3_media)
     assert {image.file.name, *(r.name for r in all_renditions(image))} <= set(stored)
     assert not (tmp_path / "machine-a").exists() and not (tmp_path / "machine-b").exists()
+
+
+@pytest.fixture
+def published(machine_a):
+    image = upload_through_the_admin(machine_a)
+    return ArticleFactory(title="Launch day", lead_image=image)
+
+
+def bucket_requests():
+    """The requests this process sends the bucket from now on, by operation name."""
+    sent = []
+    events = default_storage.connection.meta.client.meta.events
+    events.register("before-call.s3", lambda model, **kwargs: sent.append(model.name))
+    return sent
+
+
+def test_an_article_page_asks_the_bucket_nothing(published, settings, tmp_path):
+    reader = on_machine_b(settings, tmp_path)
+    sent = bucket_requests()
+    for path in ("/", published.get_absolute_url()):
+        assert reader.get(path).status_code == 200
+    assert sent == []
+
+
+def test_originals_in_the_bucket_are_not_served(published, settings, tmp_path):
+    reader = on_machine_b(settings, tmp_path)
+    assert reader.get(f"/media/{published.lead_image.file.name}").status_code == 404
+
+
+def test_the_feed_gives_the_cards_size_in_the_bucket(published, settings, tmp_path, s3_server):
+    reader = on_machine_b(settings, tmp_path)
+    card = social_rendition(published.lead_image, "card")
+    stored = s3_server.client.head_object(
+        Bucket=settings.STORAGES["default"]["OPTIONS"]["bucket_name"], Key=card.name
+    )
+    enclosure = ElementTree.fromstring(reader.get("/feed/").content).find("channel/item/enclosure")
+    assert enclosure.attrib["length"] == str(stored["ContentLength"])
