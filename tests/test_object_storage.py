@@ -5,15 +5,18 @@ process, each with its own MEDIA_ROOT; tests/test_object_storage_machines.py run
 as separate processes."""
 
 import io
+import re
 from xml.etree import ElementTree
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import default_storage
 from django.test import Client
 from PIL import Image as PILImage
 
 from images.models import Image
 from images.renditions import all_renditions, page_renditions, social_rendition
+from skillo.settings.base import media_storage
 
 from .background_tasks import run_queued
 from .factories import ArticleFactory
@@ -111,3 +114,10 @@ def test_the_feed_gives_the_cards_size_in_the_bucket(published, settings, tmp_pa
     )
     enclosure = ElementTree.fromstring(reader.get("/feed/").content).find("channel/item/enclosure")
     assert enclosure.attrib["length"] == str(stored["ContentLength"])
+
+
+def test_an_endpoint_without_its_scheme_stops_the_start_naming_the_variable():
+    with pytest.raises(
+        ImproperlyConfigured, match=re.escape("MEDIA_S3_ENDPOINT_URL 'r2.example.com'")
+    ):
+        media_storage({"MEDIA_S3_BUCKET": "media", "MEDIA_S3_ENDPOINT_URL": "r2.example.com"})

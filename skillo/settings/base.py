@@ -353,12 +353,19 @@ def media_storage(environ):
     if not bucket:
         # Django's, writing each file whole or not at all (images/storage.py).
         return {"BACKEND": "images.storage.FileSystemStorage"}
+    endpoint = environ.get("MEDIA_S3_ENDPOINT_URL", "")
+    if endpoint and not endpoint.startswith(("https://", "http://")):
+        # boto3 would refuse it only at the first upload or picture served.
+        raise ImproperlyConfigured(
+            f"MEDIA_S3_ENDPOINT_URL {endpoint!r} is not an address: write it with "
+            "https://, e.g. https://ACCOUNT.r2.cloudflarestorage.com"
+        )
     return {
         "BACKEND": "images.objectstorage.S3Storage",
         "OPTIONS": {
             "bucket_name": bucket,
             # Empty for AWS itself; the S3 API's address for R2, MinIO, Ceph and the rest.
-            "endpoint_url": environ.get("MEDIA_S3_ENDPOINT_URL") or None,
+            "endpoint_url": endpoint or None,
             "region_name": environ.get("MEDIA_S3_REGION") or None,
             # A prefix of the keys, for a bucket shared with other data.
             "location": environ.get("MEDIA_S3_PREFIX", "").strip("/"),
