@@ -22,7 +22,11 @@ from .background_tasks import run_queued
 from .factories import ArticleFactory
 from .pictures import picture, upload
 
-pytestmark = pytest.mark.django_db
+# The database only holds the images' rows, the same on both: SQLite pass only.
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.sqlite_only(reason="media are files: the database cannot change them"),
+]
 
 
 @pytest.fixture
