@@ -6,11 +6,13 @@ as separate processes."""
 
 import io
 import re
+from io import StringIO
 from xml.etree import ElementTree
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import default_storage
+from django.core.management import CommandError, call_command
 from django.test import Client
 from PIL import Image as PILImage
 
@@ -19,8 +21,9 @@ from images.renditions import all_renditions, page_renditions, social_rendition
 from skillo.settings.base import media_storage
 
 from .background_tasks import run_queued
-from .factories import ArticleFactory
+from .factories import ArticleFactory, ImageFactory
 from .pictures import picture, upload
+from .test_site_backup import wipe
 
 # The database only holds the images' rows, the same on both: SQLite pass only.
 pytestmark = [
@@ -125,3 +128,38 @@ def test_an_endpoint_without_its_scheme_stops_the_start_naming_the_variable():
         ImproperlyConfigured, match=re.escape("MEDIA_S3_ENDPOINT_URL 'r2.example.com'")
     ):
         media_storage({"MEDIA_S3_BUCKET": "media", "MEDIA_S3_ENDPOINT_URL": "r2.example.com"})
+
+
+def empty(s3_server, bucket):
+    for key in s3_server.keys(bucket):
+        s3_server.client.delete_object(Bucket=bucket, Key=key)
+
+
+def export_and_empty_the_site(s3_server, bucket, folder):
+    call_command("export_site", str(folder), stdout=StringIO())
+    wipe()
+    empty(s3_server, bucket)
+
+
+def test_a_backup_restores_its_pictures_into_the_bucket(s3_server, s3_media, settings, tmp_path):
+    story = ArticleFactory(title="Illustrated", lead_image=ImageFactory())
+    card = social_rendition(story.lead_image, "card")
+    export_and_empty_the_site(s3_server, s3_media, tmp_path / "backup")
+    call_command("import_site", str(tmp_path / "backup"), stdout=StringIO())
+    reader = on_machine_b(settings, tmp_path)
+    response = reader.get(card.url)
+    assert response.status_code == 200
+    assert PILImage.open(io.BytesIO(b"".join(response.streaming_content))).size == (1200, 630)
+    assert not (tmp_path / "machine-b").exists()
+
+
+def test_a_restore_that_fails_leaves_nothing_in_the_bucket(s3_server, s3_media, tmp_path):
+    ArticleFactory(title="Illustrated", lead_image=ImageFactory())
+    export_and_empty_the_site(s3_server, s3_media, tmp_path / "backup")
+    # The pictures are restored first; this article then fails, and nothing is kept.
+    path = tmp_path / "backup" / "articles" / "illustrated.txt"
+    path.write_text(path.read_text().replace("Illustrated", "x" * 201, 1))
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=StringIO())
+    assert not Image.objects.exists()
+    assert s3_server.keys(s3_media) == []
