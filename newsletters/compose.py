@@ -5,8 +5,6 @@ one-click unsubscribe, List-Id), a Message-ID made from the issue and the subscr
 and a DKIM signature over all of them when a key is configured."""
 
 from email.utils import formatdate
-from functools import cache
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import css_inline
@@ -19,6 +17,7 @@ from live.models import LiveCoverage
 from news.templatetags.news import with_images
 
 from . import plaintext
+from .dkim_keys import private_key
 from .links import absolute, preferences_url, story_url, unsubscribe_url
 
 SIGNED_HEADERS = [
@@ -132,20 +131,17 @@ def as_bytes(mail):
     return sign(data)
 
 
-@cache
-def _private_key(path):
-    return Path(path).read_bytes()
-
-
 def sign(data):
-    """``data`` with a DKIM-Signature header first, when DKIM_PRIVATE_KEY_FILE is set."""
-    if not settings.DKIM_PRIVATE_KEY_FILE:
+    """``data`` with a DKIM-Signature header first, when a key is set (DKIM_PRIVATE_KEY or
+    DKIM_PRIVATE_KEY_FILE)."""
+    key = private_key()
+    if key is None:
         return data
     signature = dkim.sign(
         data,
         selector=settings.DKIM_SELECTOR.encode(),
         domain=settings.DKIM_DOMAIN.encode(),
-        privkey=_private_key(settings.DKIM_PRIVATE_KEY_FILE),
+        privkey=key,
         include_headers=SIGNED_HEADERS,
     )
     return signature.replace(b"\n", b"\r\n").replace(b"\r\r\n", b"\r\n") + data

@@ -3,7 +3,10 @@ SubjectPublicKeyInfo in DER, base64. Encoded here, a few lines, rather than by a
 cryptography library for one call; dkimpy reads the private key."""
 
 import base64
+from functools import cache
+from pathlib import Path
 
+from django.conf import settings
 from dkim.crypto import parse_pem_private_key
 
 # 1.2.840.113549.1.1.1, rsaEncryption
@@ -35,3 +38,25 @@ def public_key(pem):
 def dns_record(pem):
     """The TXT record's value."""
     return f"v=DKIM1; k=rsa; p={base64.b64encode(public_key(pem)).decode()}"
+
+
+def private_key():
+    """The signing key's PEM: DKIM_PRIVATE_KEY itself, or the file DKIM_PRIVATE_KEY_FILE
+    names (OSError if it cannot be read); None when neither is set."""
+    if settings.DKIM_PRIVATE_KEY:
+        return settings.DKIM_PRIVATE_KEY.encode()
+    if settings.DKIM_PRIVATE_KEY_FILE:
+        return _read(settings.DKIM_PRIVATE_KEY_FILE)
+    return None
+
+
+def key_source():
+    """Where the key comes from, as an operator set it: for messages about it."""
+    if settings.DKIM_PRIVATE_KEY:
+        return "DKIM_PRIVATE_KEY"
+    return f"DKIM_PRIVATE_KEY_FILE {settings.DKIM_PRIVATE_KEY_FILE}"
+
+
+@cache
+def _read(path):
+    return Path(path).read_bytes()

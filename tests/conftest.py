@@ -309,6 +309,30 @@ def redis_server():
     server.close()
 
 
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real S3 API server (moto's) for the session, started once it is needed."""
+    from tests.s3_server import S3Server
+
+    server = S3Server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def s3_media(s3_server, settings, monkeypatch):
+    """The default storage on a new bucket of the S3 server, as MEDIA_S3_BUCKET and the
+    rest of the environment set it (skillo.settings.base); the bucket's name."""
+    from skillo.settings.base import media_storage
+    from tests.s3_server import KEYS
+
+    bucket = s3_server.new_bucket()
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    settings.STORAGES = {**settings.STORAGES, "default": media_storage(s3_server.environ(bucket))}
+    return bucket
+
+
 # Renditions encoded in this run, by everything their bytes depend on: the picture (its
 # hash), the focal point, the rendition's size and format, and the encoders' settings.
 RENDITION_CACHE_BYTES = 256 * 1024 * 1024

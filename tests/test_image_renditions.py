@@ -153,3 +153,19 @@ def test_make_renditions_makes_only_the_missing_ones(media_root):
     call_command("make_renditions", stdout=out)
     assert out.getvalue().strip() == "Made 1 rendition(s) for 1 image(s)."
     assert lost.exists()
+
+
+def test_make_renditions_names_the_images_without_an_original_and_makes_the_rest(media_root):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    lost, kept = ImageFactory(made=False), ImageFactory(made=False)
+    (media_root / lost.file.name).unlink()  # not copied when media moved to a bucket
+    out = StringIO()
+    with pytest.raises(CommandError, match=rf"1 image\(s\) have no original .*\(ids {lost.pk}\)"):
+        call_command("make_renditions", stdout=out)
+    assert (
+        out.getvalue().strip() == f"Made {len(all_renditions(kept))} rendition(s) for 1 image(s)."
+    )
+    assert all((media_root / r.name).exists() for r in all_renditions(kept))

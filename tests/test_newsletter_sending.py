@@ -3,10 +3,13 @@ authors when it is published, through a real SMTP server, with one-click unsubsc
 headers and a DKIM signature that dkimpy verifies; a draft is never mailed, a scheduled
 story goes at its time, and a mark that fails leaves the server nothing to deliver."""
 
+import os
 import re
 import subprocess
+import sys
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import dkim
 import pytest
@@ -26,6 +29,8 @@ from .background_tasks import run_queued
 from .factories import ArticleFactory
 from .mail_server import mail_server  # noqa: F401 (a fixture)
 from .together import POSTGRESQL_ONLY, RACERS, Browser, outcomes, together
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
 
@@ -202,6 +207,60 @@ def test_the_mail_is_dkim_signed_over_its_unsubscribe_headers(mail_server, dkim_
         return record
 
     assert dkim.verify(message.as_bytes(), dnsfunc=dns)
+
+
+def test_the_mail_is_dkim_signed_with_the_key_from_the_environment(
+    mail_server,  # noqa: F811
+    dkim_key,
+    settings,
+):
+    # The key itself in DKIM_PRIVATE_KEY, as every worker machine gets it: no file.
+    settings.DKIM_PRIVATE_KEY = dkim_key.read_text()
+    settings.DKIM_PRIVATE_KEY_FILE = ""
+    dkim_key.unlink()
+    subscriber("all@example.org")
+    ArticleFactory()
+    run_queued()
+    (message,) = mail_server.messages()
+    record = dns_record(settings.DKIM_PRIVATE_KEY.encode()).encode()
+
+    def dns(name, timeout=5):
+        assert name == b"mail2026._domainkey.news.example.org."
+        return record
+
+    assert dkim.verify(message.as_bytes(), dnsfunc=dns)
+
+
+def manage(*command, **environ):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "skillo.settings.development", **environ}
+    return subprocess.run(
+        [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_dkim_private_key_may_write_its_line_breaks_as_backslash_n(dkim_key):
+    # A variable in a systemd unit or a docker env file holds one line.
+    pem = dkim_key.read_text()
+    done = manage(
+        "dkim_record",
+        DKIM_DOMAIN="news.example.org",
+        DKIM_PRIVATE_KEY=pem.strip().replace("\n", "\\n"),
+        DKIM_PRIVATE_KEY_FILE="",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "".join(re.findall(r'"([^"]*)"', done.stdout)) == dns_record(pem.encode())
+
+
+def test_a_dkim_key_set_twice_stops_the_start_naming_both(dkim_key):
+    done = manage(
+        "check",
+        DKIM_DOMAIN="news.example.org",
+        DKIM_PRIVATE_KEY=dkim_key.read_text(),
+        DKIM_PRIVATE_KEY_FILE=str(dkim_key),
+    )
+    assert done.returncode != 0
+    assert "Set DKIM_PRIVATE_KEY (the key) or DKIM_PRIVATE_KEY_FILE" in done.stderr
 
 
 def test_dkim_record_prints_the_record_to_publish(dkim_key):

@@ -349,9 +349,9 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # Files browsers ask for at the site's root (/favicon.ico, /apple-touch-icon.png),
 # served by WhiteNoise from there.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
-# Uploaded images (the images app) go through the default storage only: set STORAGES
-# "default" to django-storages' S3 or GCS backend and MEDIA_URL to its address to move
-# them off this machine (docs/operations.md, "Images and media storage").
+# Uploaded images (the images app) go through the default storage only: this machine's
+# MEDIA_ROOT, or an S3 bucket (below). Their addresses are under MEDIA_URL: a path, the
+# app's own media view (images.views), or a full URL (the bucket's public address, a CDN).
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 if MEDIA_URL.startswith(("https://", "http://")):
@@ -367,9 +367,40 @@ IMAGE_MAX_PIXELS = 50_000_000
 IMAGE_AVIF_SPEED = 8
 IMAGE_AVIF_QUALITY = 58
 IMAGE_JPEG_QUALITY = 80
+
+
+def media_storage(environ):
+    """The media storage the environment asks for: S3-compatible object storage (AWS S3,
+    Cloudflare R2, MinIO, Ceph) when MEDIA_S3_BUCKET names a bucket, so that every machine
+    reads and writes the same files (django-storages); otherwise this machine's
+    MEDIA_ROOT, which needs no other service. The keys are boto3's own:
+    AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the machine's role."""
+    bucket = environ.get("MEDIA_S3_BUCKET", "")
+    if not bucket:
+        # Django's, writing each file whole or not at all (images/storage.py).
+        return {"BACKEND": "images.storage.FileSystemStorage"}
+    endpoint = environ.get("MEDIA_S3_ENDPOINT_URL", "")
+    if endpoint and not endpoint.startswith(("https://", "http://")):
+        # boto3 would refuse it only at the first upload or picture served.
+        raise ImproperlyConfigured(
+            f"MEDIA_S3_ENDPOINT_URL {endpoint!r} is not an address: write it with "
+            "https://, e.g. https://ACCOUNT.r2.cloudflarestorage.com"
+        )
+    return {
+        "BACKEND": "images.objectstorage.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            # Empty for AWS itself; the S3 API's address for R2, MinIO, Ceph and the rest.
+            "endpoint_url": endpoint or None,
+            "region_name": environ.get("MEDIA_S3_REGION") or None,
+            # A prefix of the keys, for a bucket shared with other data.
+            "location": environ.get("MEDIA_S3_PREFIX", "").strip("/"),
+        },
+    }
+
+
 STORAGES = {
-    # Django's, writing each file whole or not at all (images/storage.py).
-    "default": {"BACKEND": "images.storage.FileSystemStorage"},
+    "default": media_storage(os.environ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
@@ -697,7 +728,15 @@ NEWSLETTER_MAX_PER_HOUR_AT = provider_rates(os.environ.get("NEWSLETTER_MAX_PER_H
 # A mailto: for List-Unsubscribe beside the one-click URL, if one is read.
 NEWSLETTER_UNSUBSCRIBE_MAILTO = os.environ.get("NEWSLETTER_UNSUBSCRIBE_MAILTO", "")
 # DKIM signing of the newsletter over SMTP (dkimpy): a PEM RSA key; `manage.py
-# dkim_record` prints the DNS record to publish at SELECTOR._domainkey.DOMAIN.
+# dkim_record` prints the DNS record to publish at SELECTOR._domainkey.DOMAIN. The key
+# itself in DKIM_PRIVATE_KEY (so that every machine has it from the environment, like the
+# other secrets; "\n" may stand for its line breaks where a variable cannot hold them),
+# or the name of a file holding it.
 DKIM_DOMAIN = os.environ.get("DKIM_DOMAIN", "")
 DKIM_SELECTOR = os.environ.get("DKIM_SELECTOR", "skillo")
+DKIM_PRIVATE_KEY = os.environ.get("DKIM_PRIVATE_KEY", "").replace("\\n", "\n").strip()
 DKIM_PRIVATE_KEY_FILE = os.environ.get("DKIM_PRIVATE_KEY_FILE", "")
+if DKIM_PRIVATE_KEY and DKIM_PRIVATE_KEY_FILE:
+    raise ImproperlyConfigured(
+        "Set DKIM_PRIVATE_KEY (the key) or DKIM_PRIVATE_KEY_FILE (a file holding it), not both."
+    )

@@ -44,3 +44,8 @@ READERSHIP_BUFFER_SIZE = 1
 # every address on SITE_URL (news.paths.absolute), and the test client's requests name
 # "testserver". Tests of another address set their own (tests/fediverse/conftest.py).
 SKILLO_SITE_URL = "http://testserver"
+
+# Media on this run's folder, whatever MEDIA_S3_BUCKET the environment names: no test
+# writes to a real bucket (tests/s3_server.py gives those that need one a bucket of their
+# own on a server on loopback).
+STORAGES = {**STORAGES, "default": media_storage({})}  # noqa: F405
