@@ -187,7 +187,8 @@ SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.p
   tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py tests/test_readership_redis.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py tests/test_ratelimit_servers.py tests/fediverse/test_slow_keys_servers.py \
-  tests/varnish tests/members/test_varnish.py tests/deployed tests/test_replicas.py
+  tests/varnish tests/members/test_varnish.py tests/deployed tests/test_replicas.py \
+  tests/test_object_storage_machines.py
 BALANCE := tests/api tests/fediverse
 # Each run ends with its slowest tests: where make test's ten minutes go.
 DURATIONS ?= --durations=15 --durations-min=5
