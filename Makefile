@@ -46,16 +46,15 @@ run: $(VENV)/.installed
 	@echo "    writer / writer   writes and edits drafts"
 	@echo "    editor / editor   also publishes, schedules, unpublishes and deletes"
 	@echo "    admin  / admin    everything"
-	@echo "  One background worker runs beside it (manage.py run_worker); Ctrl-C stops both."
+	@echo "  Background workers run beside it, TASK_WORKERS ($(TASK_WORKERS)); Ctrl-C stops all."
 	@echo
 	@metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
-	$(PY) manage.py run_worker & worker=$$!; \
+	$(PY) manage.py run_workers --workers $(TASK_WORKERS) & worker=$$!; \
 	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker; rm -rf "$$metrics"' EXIT; \
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # The production configuration on this machine: gunicorn, hashed and compressed static
-# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis (TASKS_URL a
-# Redis task queue: docs/operations.md, "Redis queue"); without them,
+# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them,
 # SQLite and each process's own memory as the cache, the processes sharing their purges
 # through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
 # to stdout (a reverse proxy in front usually logs them already). SITE_URL names the
@@ -64,9 +63,9 @@ run: $(VENV)/.installed
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
 # Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front").
 SERVE_BIND ?= 127.0.0.1:8000
-# Background task workers beside the app server (manage.py run_worker; more can run on
-# other machines sharing the database: docs/operations.md, "Background work").
-TASK_WORKERS ?= 1
+# Background task workers beside the app server, by queue (manage.py run_workers; more
+# can run on other machines sharing the database: docs/operations.md, "Background work").
+TASK_WORKERS ?= urgent:1,default:1
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
 serve: $(VENV)/.installed $(if $(VARNISH),varnish)
@@ -91,9 +90,9 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	echo "Skillo (production settings) on http://$$bind/ with $$workers worker processes"; \
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
 	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
-	echo "and $(TASK_WORKERS) background task worker(s) (TASK_WORKERS)"; \
+	echo "and background task workers $(TASK_WORKERS) (TASK_WORKERS)"; \
 	metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
-	$(PY) manage.py run_workers --count $(TASK_WORKERS) & \
+	$(PY) manage.py run_workers --workers $(TASK_WORKERS) & \
 	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait; rm -rf "$$metrics"' EXIT; \
 	if [ -n "$(VARNISH)" ]; then \
 	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
@@ -184,7 +183,7 @@ $(AXE_CORE):
 TEST_JOBS ?= 6
 HOSTILE_GRID := tests/test_hostile_input.py
 SERVER_TESTS := tests/test_background_workers.py tests/test_concurrent_editors.py tests/test_killed_backups.py \
-  tests/test_newsletter_workers.py tests/test_outage.py tests/test_redis_queue.py tests/test_readership_redis.py \
+  tests/test_newsletter_workers.py tests/test_outage.py tests/test_readership_redis.py \
   tests/test_pagecache_servers.py tests/test_release.py tests/test_settings.py \
   tests/test_sqlite_serving.py tests/test_ratelimit_servers.py tests/fediverse/test_slow_keys_servers.py \
   tests/varnish tests/members/test_varnish.py tests/deployed tests/test_replicas.py \

@@ -1,4 +1,5 @@
-"""Sending webhook deliveries: the worker's side (``manage.py send_webhooks``).
+"""Sending webhook deliveries: the task workers' periodic send-webhooks (api.tasks), or
+``manage.py send_webhooks`` once by hand.
 
 Each delivery is claimed (its due time moved on by a lease, so two workers never send
 the same one at once), sent outside any transaction, and logged as an ``Attempt``. A
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 
 from django.utils import timezone
 
+from background.limits import backoff
 from news.models import Article
 from outbound.addresses import Refused, checked_address
 
@@ -134,7 +136,7 @@ def finish(delivery, record, now):
     if record.ok:
         delivery.state = Delivery.State.DELIVERED
     else:
-        wait = RETRY_FIRST * 2 ** (delivery.attempts - 1)
+        wait = backoff(RETRY_FIRST, delivery.attempts)
         if now + wait > delivery.gives_up_at:
             delivery.state = Delivery.State.FAILED
         else:

@@ -4,7 +4,7 @@ news.purge sends ``articles_changed`` after the transaction commits, with each c
 article's footprint before and after (whether it was public, its title and slug). This
 module turns that into events and writes one ``Delivery`` row per subscribed webhook:
 an insert, never a request to a receiver, so an editor's save waits for no one. The
-worker (``manage.py send_webhooks``, api.delivery) sends them, in the Standard Webhooks
+task workers (the periodic send-webhooks, api.delivery) send them, in the Standard Webhooks
 format (standardwebhooks.com): the payload is ``{"type", "timestamp", "data"}``, signed
 as ``signature()`` says.
 """

@@ -21,6 +21,8 @@ class WorkerBeat(models.Model):
 
     worker_id = models.CharField(max_length=200, primary_key=True)
     seen_at = models.DateTimeField()
+    # The queues it takes tasks from, comma-separated (/health/ counts workers by queue).
+    queues = models.CharField(max_length=200, default="default")
 
     def __str__(self):
         return self.worker_id

@@ -7,6 +7,15 @@ cannot lose its task. What django-tasks-db's own ``db_worker`` leaves out is her
 
 - a task that raises is tried again after 1, 2, 4, 8... times SKILLO_TASK_RETRY_DELAY,
   up to SKILLO_TASK_MAX_ATTEMPTS tries, then ends as failed with its error;
+- a task that runs longer than its time limit (SKILLO_TASK_TIME_LIMIT, or its own:
+  background.limits.time_limit) is stopped, and tried again or failed as above. SIGALRM
+  raises TimeLimitExceeded in it: that ends Python code, sleeps and the waits of sockets,
+  select and locks in the worker's thread (PEP 475: a handler that raises interrupts the
+  call). What that cannot reach (C code that holds on without returning to Python, a
+  thread the task started, a task that catches BaseException) faulthandler ends a grace
+  later by ending the whole process, from a C thread that needs no Python: its
+  heartbeat stops, the lease gives the task to another worker (the try counted), and
+  run_workers starts a new worker;
 - a task whose work no longer makes sense (what it was for is gone, its arguments do
   not fit: see ABANDONED) fails at once, and the worker goes on with the next;
 - a task whose worker died (``kill -9``, a lost machine) runs again once the worker has
@@ -19,6 +28,7 @@ cannot lose its task. What django-tasks-db's own ``db_worker`` leaves out is her
 """
 
 import contextlib
+import faulthandler
 import logging
 import signal
 import threading
@@ -43,6 +53,7 @@ from django_tasks_db.models import DBTaskResult
 from metrics.registry import TASKS
 
 from . import schedule
+from .limits import backoff
 from .models import WorkerBeat
 
 logger = logging.getLogger("background")
@@ -104,6 +115,21 @@ class Stop(BaseException):
     task's own ``except Exception`` does not keep it running)."""
 
 
+class TimeLimitExceeded(BaseException):
+    """Raised into a task that ran past its time limit (BaseException, as Stop)."""
+
+
+def time_limit_of(task):
+    """Seconds the task may run: its own limit (limits.time_limit), else the setting."""
+    return getattr(task.func, "time_limit", settings.SKILLO_TASK_TIME_LIMIT)
+
+
+def grace(limit):
+    """How long past its limit a task that ignored TimeLimitExceeded may go on before
+    its worker's process is ended."""
+    return min(limit, 30)
+
+
 def done_level(path):
     """How loud "done" is: a periodic task's success, every minute or so, would bury
     what else the log says, so it is said only at DEBUG (run_worker -v 2)."""
@@ -112,13 +138,15 @@ def done_level(path):
 
 def retry_delay(attempt):
     """Seconds to wait after the ``attempt``-th try failed."""
-    return min(settings.SKILLO_TASK_RETRY_DELAY * 2 ** (attempt - 1), 3600)
+    return backoff(settings.SKILLO_TASK_RETRY_DELAY, attempt, 3600)
 
 
 class Worker:
-    def __init__(self, worker_id, queues=("default",), interval=1.0, max_tasks=None, batch=False):
+    def __init__(self, worker_id, queues=None, interval=1.0, max_tasks=None, batch=False):
         self.worker_id = worker_id
-        self.queues = list(queues)
+        # In the order given, the first first: a worker on every queue takes what is
+        # urgent before the rest.
+        self.queues = list(queues or settings.TASKS["default"]["QUEUES"])
         self.interval = interval
         self.max_tasks = max_tasks
         self.batch = batch
@@ -126,13 +154,20 @@ class Worker:
         self.stopping = threading.Event()
         self.stopped_by = None
         self.in_task = False
+        # Monotonic times at which the running task is stopped, and at which a stopping
+        # worker stops waiting for it; one SIGALRM for the nearer (arm()).
+        self.task_limit = self.task_deadline = self.stop_deadline = None
+        # Time limits hold in a worker that owns its process's signals (run()), not in
+        # a test or a command that runs a task in its own process (tests.background_tasks).
+        self.limits_time = False
 
     # Signals
 
     def install_signals(self):
+        self.limits_time = True
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, self.stop)
-        signal.signal(signal.SIGALRM, self.stop_now)
+        signal.signal(signal.SIGALRM, self.alarm)
 
     def stop(self, number, frame):
         # Asked twice the same way (Ctrl-C, Ctrl-C): do not wait for the task. A SIGTERM
@@ -150,7 +185,27 @@ class Worker:
             self.start_shutdown_timer()
 
     def start_shutdown_timer(self):
-        signal.alarm(max(int(settings.SKILLO_TASK_SHUTDOWN_TIMEOUT), 1))
+        self.stop_deadline = time.monotonic() + max(settings.SKILLO_TASK_SHUTDOWN_TIMEOUT, 0.1)
+        self.arm()
+
+    def arm(self):
+        if not self.limits_time:
+            return
+        deadlines = [d for d in (self.task_deadline, self.stop_deadline) if d is not None]
+        if not deadlines:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return
+        signal.setitimer(signal.ITIMER_REAL, max(min(deadlines) - time.monotonic(), 0.001))
+
+    def alarm(self, number, frame):
+        now = time.monotonic()
+        if self.stop_deadline is not None and now >= self.stop_deadline:
+            self.stop_now(number, frame)
+        if self.in_task and self.task_deadline is not None and now >= self.task_deadline:
+            self.task_deadline = None
+            self.arm()  # a shutdown's alarm, if one is set
+            raise TimeLimitExceeded(f"stopped after its time limit of {self.task_limit:g} s")
+        self.arm()
 
     def stop_now(self, number, frame):
         if self.in_task:
@@ -180,7 +235,8 @@ class Worker:
             while True:
                 try:
                     WorkerBeat.objects.update_or_create(
-                        worker_id=self.worker_id, defaults={"seen_at": timezone.now()}
+                        worker_id=self.worker_id,
+                        defaults={"seen_at": timezone.now(), "queues": ",".join(self.queues)},
                     )
                 except DatabaseError as error:
                     # Beat again next time: a thread that died here would leave the
@@ -237,10 +293,12 @@ class Worker:
         try:
             with transaction.atomic():
                 self.return_lost()
-                row = self.tasks().ready().get_locked()
-                if row is not None:
-                    row.claim(self.worker_id)
-                return row
+                for queue in self.queues:
+                    row = self.tasks().filter(queue_name=queue).ready().get_locked()
+                    if row is not None:
+                        row.claim(self.worker_id)
+                        return row
+                return None
         except OperationalError as error:
             # SQLite busy past its timeout with other writers: look again next time.
             if "locked" in str(error):
@@ -276,6 +334,14 @@ class Worker:
         try:
             try:
                 task = row.task
+                limit = time_limit_of(task)
+                self.task_limit = limit
+                self.task_deadline = time.monotonic() + limit
+                self.arm()
+                if self.limits_time:
+                    # Written to standard error, with every thread's stack, as it ends
+                    # the process: where the task was stuck.
+                    faulthandler.dump_traceback_later(limit + grace(limit), exit=True)
                 result = row.task_result
                 task_started.send(sender=type(task.get_backend()), task_result=result)
                 if task.takes_context:
@@ -285,11 +351,18 @@ class Worker:
                 else:
                     value = task.call(*result.args, **result.kwargs)
             finally:
-                signal.alarm(0)
+                if self.limits_time:
+                    faulthandler.cancel_dump_traceback_later()
                 self.in_task = False
+                self.task_deadline = self.stop_deadline = None
+                self.arm()
         except Stop as stop:
             self.back_to_queue(row, stop)
             raise SystemExit(0) from None
+        except TimeLimitExceeded as error:
+            # Stopped mid-query, the connection may be in any state: a new one.
+            connection.close()
+            self.retry_or_fail(row, error)
         except Exception as error:
             self.retry_or_fail(row, error)
         else:

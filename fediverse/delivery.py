@@ -20,6 +20,7 @@ from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
+from background.limits import backoff
 from news.models import Article
 from outbound import budget
 from outbound.client import Refused, client
@@ -115,8 +116,9 @@ def failed(instance, now):
         changes["failing_since"] = now
     over = instance.failures - settings.SKILLO_FEDIVERSE_INSTANCE_FAILURES
     if over >= 0:
-        hours = min(2**over, 24 * settings.SKILLO_FEDIVERSE_BACKOFF_DAYS)
-        changes["retry_after"] = now + timedelta(hours=hours)
+        changes["retry_after"] = now + backoff(
+            timedelta(hours=1), over + 1, timedelta(days=settings.SKILLO_FEDIVERSE_BACKOFF_DAYS)
+        )
         since = instance.failing_since or now
         if now - since >= timedelta(days=settings.SKILLO_FEDIVERSE_GIVE_UP_DAYS):
             changes["given_up_at"] = now
@@ -204,7 +206,7 @@ def send(delivery_id):
         finish(delivery, Delivery.State.FAILED, error)
         return "rejected"
     failed(instance, now)
-    wait = RETRY_FIRST * 2 ** (delivery.attempts - 1)
+    wait = backoff(RETRY_FIRST, delivery.attempts)
     if now + wait - delivery.created_at > GIVE_UP_AFTER:
         finish(delivery, Delivery.State.FAILED, error)
         return "failed"

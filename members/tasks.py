@@ -19,7 +19,7 @@ from .models import MemberSession, SignInLink
 FORGET_LINKS_AFTER = timedelta(days=1)
 
 
-@task
+@task(queue_name="urgent")
 def send_sign_in_link(email):
     """Nothing to an address that bounced or marked Skillo as spam; a link to any other."""
     if suppression.blocks_sign_up(email) or any(

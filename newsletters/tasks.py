@@ -16,7 +16,7 @@ from .models import Issue, Subscriber
 FORGET_PENDING_AFTER = timedelta(days=30)
 
 
-@task
+@task(queue_name="urgent")
 def send_confirmation(subscriber_id):
     subscriber = Subscriber.objects.get(pk=subscriber_id)
     # Confirmed or gone since it was queued: the link would lead nowhere.
@@ -26,7 +26,7 @@ def send_confirmation(subscriber_id):
     return True
 
 
-@task
+@task(queue_name="urgent")
 def send_welcome(subscriber_id):
     """After a confirmation: the way back to one's choices before any story comes."""
     subscriber = Subscriber.objects.filter(pk=subscriber_id).first()
@@ -40,7 +40,7 @@ def send_welcome(subscriber_id):
     return True
 
 
-@task
+@task(queue_name="urgent")
 def send_already_subscribed(subscriber_id):
     subscriber = Subscriber.objects.get(pk=subscriber_id)
     if subscriber.state not in (Subscriber.State.ACTIVE, Subscriber.State.PAUSED):

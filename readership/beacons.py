@@ -22,9 +22,9 @@ from django.core.cache import cache
 from django.db import close_old_connections, connection
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
+from redis import Redis
 from redis.exceptions import LockError, RedisError
 
-from background.redis_queue import client as redis_client
 from ratelimits import counter
 
 from .models import Beacon
@@ -206,6 +206,17 @@ READ_CHUNK = 10_000  # items per LRANGE when a fold reads its batch
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 _scripts = {}  # client: its registered WITHIN_RATE script
+_clients = {}  # URL: its client, one connection pool per process
+# Seconds a Redis command may take: a Redis that is down fails a request quickly.
+CLIENT_TIMEOUT = 2
+
+
+def redis_client(url):
+    if url not in _clients:
+        _clients[url] = Redis.from_url(
+            url, socket_connect_timeout=CLIENT_TIMEOUT, socket_timeout=CLIENT_TIMEOUT
+        )
+    return _clients[url]
 
 
 def redis_list():

@@ -21,21 +21,24 @@ from .proxy import client_address
 
 
 class QueueCollector:
-    """The task queue as it is at the scrape, read from the database."""
+    """The task queues as they are at the scrape, read from the database, by queue."""
+
+    GAUGES = {
+        "queued": ("skillo_tasks_queued", "Tasks waiting in the queue."),
+        "oldest_queued_seconds": (
+            "skillo_tasks_oldest_queued_seconds", "Age of the oldest task waiting to run.",
+        ),
+        "failed": ("skillo_tasks_failed", "Tasks that failed for good."),
+        "workers": ("skillo_task_workers", "Workers seen in the last minute."),
+    }  # fmt: skip
 
     def collect(self):
-        status = queue_status()
-        depth = GaugeMetricFamily("skillo_tasks_queued", "Tasks waiting in the queue.")
-        depth.add_metric([], status["queued"])
-        oldest = GaugeMetricFamily(
-            "skillo_tasks_oldest_queued_seconds", "Age of the oldest task waiting to run."
-        )
-        oldest.add_metric([], status["oldest_queued_seconds"])
-        failed = GaugeMetricFamily("skillo_tasks_failed", "Tasks that failed for good.")
-        failed.add_metric([], status["failed"])
-        workers = GaugeMetricFamily("skillo_task_workers", "Workers seen in the last minute.")
-        workers.add_metric([], status["workers"])
-        return [depth, oldest, failed, workers]
+        queues = queue_status()["queues"]
+        for key, (name, documentation) in self.GAUGES.items():
+            gauge = GaugeMetricFamily(name, documentation, labels=["queue"])
+            for queue, status in queues.items():
+                gauge.add_metric([queue], status[key])
+            yield gauge
 
 
 def allowed(address):

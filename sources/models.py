@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from background.limits import backoff
+
 # How soon a URL is checked again: working ones weekly; failing ones sooner, doubling
 # from an hour, so that a site down for a moment is confirmed or cleared quickly.
 RECHECK_AFTER = timedelta(days=7)
@@ -103,8 +105,7 @@ class SourceURL(models.Model):
             self.next_check_at = now + RECHECK_AFTER
         else:
             self.failures += 1
-            backoff = FIRST_RETRY_AFTER * 2 ** (self.failures - 1)
-            self.next_check_at = now + min(backoff, RECHECK_AFTER)
+            self.next_check_at = now + backoff(FIRST_RETRY_AFTER, self.failures, RECHECK_AFTER)
 
 
 # Fields check_sources writes (bulk_update: a check changes no public page).

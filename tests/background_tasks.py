@@ -2,10 +2,12 @@
 effect as a topic (a row every process sees), named after its argument, so a test can
 count what ran."""
 
+import signal
 import time
 
 from django.tasks import task
 
+from background.limits import time_limit
 from background.worker import Worker
 from news.models import Article, Tag
 
@@ -53,6 +55,36 @@ def slow(name, seconds):
     Tag.objects.get_or_create(name=f"{name}-started")
     time.sleep(seconds)
     Tag.objects.get_or_create(name=name)
+
+
+@task
+def held(name):
+    """Says it started, then holds its worker until a topic "<name>-released" exists."""
+    Tag.objects.get_or_create(name=f"{name}-started")
+    while not Tag.objects.filter(name=f"{name}-released").exists():
+        time.sleep(0.05)
+    Tag.objects.get_or_create(name=name)
+
+
+@task
+def never_ends(name):
+    Tag.objects.get_or_create(name=f"{name}-started")
+    while True:
+        time.sleep(0.1)
+
+
+@task
+@time_limit(1)
+def never_ends_within_its_own_limit(name):
+    never_ends.call(name)
+
+
+@task
+def stuck_where_no_signal_reaches(name):
+    """As a C call that never returns to Python: the worker's alarm cannot end it."""
+    Tag.objects.get_or_create(name=f"{name}-started")
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(3600)
 
 
 def run_queued(worker=None):

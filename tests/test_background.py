@@ -19,6 +19,7 @@ from background import schedule
 from background.models import PeriodicRun, WorkerBeat
 from background.tasks import prune_results
 from background.worker import Worker, check_clock
+from members.tasks import send_sign_in_link
 from news.models import Tag
 from skillo.settings import base as base_settings
 
@@ -276,6 +277,30 @@ def test_periodic_tasks_that_ended_well_are_hidden_until_the_filter_shows_them(
     assert listed(admin_client.get(QUEUE + "?periodic=shown")) == ["always_fails", "record"]
 
 
+# Queues
+
+
+def test_a_worker_on_every_queue_takes_the_urgent_task_first():
+    tasks.record.enqueue("bulk")
+    tasks.record.using(queue_name="urgent").enqueue("urgent")
+    Worker("both", batch=True).run_one()
+    assert list(Tag.objects.values_list("name", flat=True)) == ["urgent"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("2", "'2' is a count; workers are counted by queue now, such as urgent:1,default:2"),
+        ("default:2", "no worker for the urgent queue"),
+        ("urgent:1,default:x", "'default:x' needs a number of workers"),
+        ("urgent:1,default:1,bulk:1", "unknown queue 'bulk'"),
+    ],
+)
+def test_run_workers_refuses_workers_it_cannot_start_for_every_queue(spec, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("run_workers", "--workers", spec)
+
+
 # /health/ and manage.py tasks_status
 
 
@@ -289,6 +314,17 @@ def test_health_answers_the_queues_depth_and_its_oldest_waiting_task(client):
     health = response.json()
     assert health["tasks"]["queued"] == 2
     assert health["tasks"]["oldest_queued_seconds"] == pytest.approx(90, abs=5)
+
+
+def test_health_shows_an_urgent_queue_waiting_with_no_worker_beside_a_busy_default(client):
+    WorkerBeat.objects.create(worker_id="bulk", seen_at=timezone.now(), queues="default")
+    with time_machine.travel(timezone.now() - timedelta(seconds=120)):
+        send_sign_in_link.enqueue("reader@example.org")
+    tasks.record.enqueue("bulk")
+    queues = client.get("/health/").json()["tasks"]["queues"]
+    assert (queues["urgent"]["queued"], queues["urgent"]["workers"]) == (1, 0)
+    assert queues["urgent"]["oldest_queued_seconds"] == pytest.approx(120, abs=5)
+    assert (queues["default"]["queued"], queues["default"]["workers"]) == (1, 1)
 
 
 def test_health_is_503_when_the_database_cannot_be_reached(client):
@@ -308,8 +344,12 @@ def test_tasks_status_prints_the_counts_and_the_latest_failure():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("1 queued")
     assert "1 failed" in lines[0]
-    assert "tests.background_tasks.always_fails" in lines[1]
-    assert "the receiver did not answer" in lines[1]
+    assert lines[1:3] == [
+        "  urgent: 0 queued (oldest waiting 0 s), 0 running, 0 failed; 0 workers.",
+        "  default: 1 queued (oldest waiting 0 s), 0 running, 1 failed; 0 workers.",
+    ]
+    assert "tests.background_tasks.always_fails" in lines[3]
+    assert "the receiver did not answer" in lines[3]
 
 
 # Skillo's own periodic tasks, as the settings name them

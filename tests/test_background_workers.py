@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,9 +18,11 @@ from django.tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from background.models import WorkerBeat
+from members.tasks import send_sign_in_link
 from news.models import Tag
 
 from . import background_tasks as tasks
+from .mail_server import MailServer
 from .waiting import until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,7 +54,7 @@ def has_topic(name):
 def start_worker(tmp_path):
     started, logs = [], []
 
-    def start(name, **environment):
+    def start(name, queue=None, **environment):
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "skillo.settings.test",
@@ -61,7 +64,10 @@ def start_worker(tmp_path):
         log = open(tmp_path / f"{name}.log", "wb")  # noqa: SIM115
         logs.append(log)
         process = subprocess.Popen(
-            [sys.executable, "manage.py", "run_worker", "--interval", "0.1", "--id", name],
+            [
+                sys.executable, "manage.py", "run_worker", "--interval", "0.1", "--id", name,
+                *(["--queue", queue] if queue else []),
+            ],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         started.append(process)
@@ -144,11 +150,14 @@ def test_the_supervisor_starts_a_killed_worker_again_and_stops_them_all(tmp_path
     }
     with open(tmp_path / "supervisor.log", "wb") as log:
         supervisor = subprocess.Popen(
-            [sys.executable, "manage.py", "run_workers", "--count", "2"],
+            [sys.executable, "manage.py", "run_workers", "--workers", "urgent:1,default:1"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
             until(lambda: WorkerBeat.objects.count() == 2, "two workers beat")
+            assert sorted(WorkerBeat.objects.values_list("queues", flat=True)) == [
+                "default", "urgent",
+            ]  # fmt: skip
             first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
             victim = int(sorted(first)[0].rsplit(":", 1)[1])
             os.kill(victim, signal.SIGKILL)
@@ -167,3 +176,68 @@ def test_the_supervisor_starts_a_killed_worker_again_and_stops_them_all(tmp_path
                 supervisor.kill()
     alive = [pid for pid in pids if pid != victim and Path(f"/proc/{pid}").exists()]
     assert alive == []
+
+
+def test_a_sign_in_mail_is_sent_by_the_urgent_worker_while_the_default_queue_is_held(
+    start_worker, tmp_path
+):
+    server = MailServer(tmp_path / "maildir")
+    try:
+        holding = tasks.held.enqueue("bulk")
+        behind = tasks.record.enqueue("behind the bulk")
+        mail = {
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": "127.0.0.1",
+            "EMAIL_PORT": server.port,
+        }
+        start_worker("bulk-worker", queue="default", **mail)
+        until(lambda: has_topic("bulk-started"), "the default queue's only worker is held")
+        send_sign_in_link.enqueue("reader@example.org")
+        start_worker("urgent-worker", queue="urgent", **mail)
+        (message,) = until(lambda: server.to("reader@example.org"), "the sign-in mail")
+        assert message["Subject"] == "Your link to sign in to Skillo"
+        # Sent while the bulk work still held its worker, the task behind it waiting.
+        assert DBTaskResult.objects.get(id=holding.id).status == TaskResultStatus.RUNNING
+        assert DBTaskResult.objects.get(id=behind.id).status == TaskResultStatus.READY
+        Tag.objects.create(name="bulk-released")
+        until(lambda: has_topic("behind the bulk"), "the default queue goes on")
+    finally:
+        server.stop()
+
+
+def test_a_task_that_never_ends_is_stopped_at_its_time_limit_and_the_next_one_runs(
+    start_worker,
+):
+    endless = tasks.never_ends.enqueue("endless")
+    tasks.record.enqueue("next")
+    start_worker("limited", TASK_TIME_LIMIT=1, TASK_MAX_ATTEMPTS=1)
+    until(lambda: has_topic("next"), "the next task runs")
+    row = DBTaskResult.objects.get(id=endless.id)
+    assert row.status == TaskResultStatus.FAILED
+    assert row.exception_class_path == "background.worker.TimeLimitExceeded"
+    assert "stopped after its time limit of 1 s" in row.traceback
+
+
+def test_a_task_over_its_own_time_limit_is_stopped_and_tried_again_later(start_worker):
+    endless = tasks.never_ends_within_its_own_limit.enqueue("own limit")
+    tasks.record.enqueue("after it")
+    start_worker("own-limit", TASK_RETRY_DELAY=600)  # the setting's limit: 300 s
+    until(lambda: has_topic("after it"), "the next task runs")
+    row = DBTaskResult.objects.get(id=endless.id)
+    assert (row.status, len(row.worker_ids)) == (TaskResultStatus.READY, 1)
+    assert row.run_after > row.started_at + timedelta(seconds=500), "after the back-off"
+
+
+def test_a_task_stuck_where_the_alarm_cannot_reach_ends_its_workers_process(start_worker):
+    stuck = tasks.stuck_where_no_signal_reaches.enqueue("stuck")
+    first = start_worker("stuck", TASK_TIME_LIMIT=1, TASK_LEASE=2, TASK_MAX_ATTEMPTS=1)
+    until(lambda: has_topic("stuck-started"), "the worker starts the task")
+    assert first.wait(timeout=120) != 0, "its process is ended"
+    # The lease gives the task back, as after any lost worker: here its last try.
+    tasks.record.enqueue("after the stuck one")
+    start_worker("next", TASK_LEASE=2, TASK_MAX_ATTEMPTS=1)
+    until(lambda: has_topic("after the stuck one"), "the next worker runs the next task")
+    until(
+        lambda: DBTaskResult.objects.get(id=stuck.id).status == TaskResultStatus.FAILED,
+        "the stuck task fails",
+    )

@@ -205,6 +205,19 @@ def test_a_url_is_checked_again_once_due(server, time_machine):
 
 
 @pytest.mark.django_db
+def test_a_url_dead_for_months_is_still_checked_weekly(server):
+    # Forty weekly failures: the doubling wait once overflowed a timedelta and stopped
+    # every later check_sources run at this URL.
+    cite(server, "/gone")
+    SourceURL.objects.create(url=server.url("/gone"), state=State.GONE, failures=40)
+    before = timezone.now()
+    run()
+    source = SourceURL.objects.get()
+    assert source.failures == 41
+    assert source.next_check_at - before <= timedelta(days=7, minutes=1)
+
+
+@pytest.mark.django_db
 def test_a_url_that_works_again_clears_its_failures(server):
     cite(server, "/ok/back")
     SourceURL.objects.create(url=server.url("/ok/back"), state=State.GONE, failures=3)

@@ -87,7 +87,7 @@ def test_the_queue_and_task_outcomes_are_in_the_metrics(settings):
     before = scrape().content.decode()
     tasks.always_fails.enqueue()
     tasks.record.enqueue("waiting")
-    assert value(scrape().content.decode(), "skillo_tasks_queued") == 2
+    assert value(scrape().content.decode(), "skillo_tasks_queued", queue="default") == 2
     tasks.run_queued()
     after = scrape().content.decode()
     name, failing = "skillo_tasks_total", "tests.background_tasks.always_fails"
@@ -95,8 +95,8 @@ def test_the_queue_and_task_outcomes_are_in_the_metrics(settings):
         value(after, name, task=failing, outcome="failed")
         == value(before, name, task=failing, outcome="failed") + 1
     )
-    assert value(after, "skillo_tasks_failed") == 1
-    assert value(after, "skillo_tasks_queued") == 0
+    assert value(after, "skillo_tasks_failed", queue="default") == 1
+    assert value(after, "skillo_tasks_queued", queue="default") == 0
 
 
 def test_an_allowed_address_that_does_not_parse_stops_the_start(settings):

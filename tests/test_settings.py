@@ -205,18 +205,19 @@ def test_gunicorn_without_the_sites_address_stops_with_one_line(tmp_path):
     assert "Exception in worker process" not in result.stderr
 
 
-@pytest.mark.parametrize(
-    ("url", "backend"), [(None, "DatabaseBackend"), ("redis://127.0.0.1:1/2", "RedisBackend")]
-)
-def test_tasks_url_picks_the_redis_queue_and_none_the_database(tmp_path, url, backend):
-    result = run(TASK_BACKEND, tmp_path, **GOOD, TASKS_URL=url)
-    assert (result.returncode, result.stdout.strip()) == (0, backend), result.stderr
+def test_the_database_queues_the_tasks(tmp_path):
+    result = run(TASK_BACKEND, tmp_path, **GOOD)
+    assert (result.returncode, result.stdout.strip()) == (0, "DatabaseBackend"), result.stderr
 
 
-def test_a_tasks_url_that_is_not_redis_stops_the_start(tmp_path):
-    result = run("import django; django.setup()", tmp_path, **GOOD, TASKS_URL="amqp://q/")
-    assert result.returncode != 0
-    assert "TASKS_URL: unsupported queue" in result.stderr
+def test_a_start_with_the_old_redis_queue_set_says_to_drain_and_unset_it(tmp_path):
+    # Tasks may still wait in that Redis, which nothing runs any more.
+    result = manage(tmp_path, ["check"], **GOOD, TASKS_URL="redis://127.0.0.1:1/2")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Skillo cannot start: TASKS_URL: tasks are queued in the database")
+    assert "empty the Redis queue, then unset TASKS_URL" in lines[0]
 
 
 def test_allowing_private_addresses_makes_the_deploy_checks_warn(tmp_path):

@@ -565,30 +565,30 @@ SKILLO_EMAIL_STORIES_ON_PUBLISH = env_bool("EMAIL_STORIES_ON_PUBLISH", True)
 
 # Background work (the background app): Django's tasks, queued in the project's own
 # database (django-tasks-db), so that a task is queued in the transaction of the change
-# that causes it and no other service is needed; run by `manage.py run_worker`, which
-# `make run` and `make serve` start.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
-# Where a site outgrows that: TASKS_URL=redis://host:port/db queues them in Redis instead
-# (background.redis_queue, over RQ; the same tasks and the same `run_worker`). Give it a
-# database number of its own: a cache's clear() empties its whole database.
-TASKS_URL = os.environ.get("TASKS_URL", "")
-if TASKS_URL:
-    if TASKS_URL.partition("://")[0] not in {"redis", "rediss", "unix"}:
-        raise ImproperlyConfigured(
-            f"TASKS_URL: unsupported queue {TASKS_URL!r} (use redis:// or rediss://)"
-        )
-    TASKS = {
-        "default": {
-            "BACKEND": "background.redis_queue.RedisBackend",
-            "QUEUES": ["default"],
-            "OPTIONS": {"URL": TASKS_URL},
-        }
-    }
+# that causes it and no other service is needed; run by `manage.py run_workers`, which
+# `make run` and `make serve` start. Two queues, each with its own workers: "urgent" for
+# what a person is waiting for (a sign-in link, a confirmation, an editor's mail), which
+# must never wait behind "default", the bulk and untrusted work (newsletter batches,
+# fediverse activities, fetches of other servers). A task names its queue
+# (`@task(queue_name="urgent")`); an unknown name fails at import.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["urgent", "default"]}}
+# The workers run_workers keeps running, by queue: "urgent:1,default:2".
+SKILLO_TASK_WORKERS = os.environ.get("TASK_WORKERS", "urgent:1,default:1")
+# The Redis queue (TASKS_URL) is gone: a site still naming one may have tasks waiting
+# there, which nothing would run, so it is told rather than started without them.
+if os.environ.get("TASKS_URL"):
+    raise ImproperlyConfigured(
+        "TASKS_URL: tasks are queued in the database now; let the previous release's "
+        "workers empty the Redis queue, then unset TASKS_URL (docs/operations.md)."
+    )
 # A failed task is tried again after 1, 2, 4... times this many seconds, this many times.
 SKILLO_TASK_RETRY_DELAY = env_float("TASK_RETRY_DELAY", 30.0)
 SKILLO_TASK_MAX_ATTEMPTS = env_int("TASK_MAX_ATTEMPTS", 5)
 # A task whose worker has been silent this long (seconds) is taken to have lost it.
 SKILLO_TASK_LEASE = env_int("TASK_LEASE", 60)
+# How long (seconds) a task may run before it is stopped and tried again later; a task
+# may declare its own (background.limits.time_limit).
+SKILLO_TASK_TIME_LIMIT = env_int("TASK_TIME_LIMIT", 300)
 # How long a stopping worker lets its running task finish.
 SKILLO_TASK_SHUTDOWN_TIMEOUT = env_int("TASK_SHUTDOWN_TIMEOUT", 60)
 # Tasks that ended well are forgotten after this many days (failed ones are kept).

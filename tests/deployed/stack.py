@@ -50,7 +50,6 @@ class Deployment:
             "SECURE_SSL_REDIRECT": "true",
             "DATABASE_URL": self.cluster.url,
             "CACHE_URL": self.redis.url,
-            "TASKS_URL": self.redis.url.rsplit("/", 1)[0] + "/1",
             "EMAIL_HOST": "127.0.0.1",
             "EMAIL_PORT": str(self.mail.port),
             "STATIC_ROOT": str(self.folder / "static"),

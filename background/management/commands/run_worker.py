@@ -2,9 +2,9 @@ import logging
 import os
 import socket
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from background.status import redis_backend
 from background.worker import ClockDrift, Worker
 
 
@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Run queued background tasks until stopped (SIGTERM or Ctrl-C lets the running "
         "task finish). Start as many as the work needs, on this machine or others that "
-        "share the database (and the Redis queue, if TASKS_URL names one)."
+        "share the database."
     )
 
     def add_arguments(self, parser):
@@ -20,7 +20,8 @@ class Command(BaseCommand):
             "--queue",
             action="append",
             dest="queues",
-            help="a queue to take tasks from (default: default); repeat for more",
+            help="a queue to take tasks from, the first first (default: every queue, urgent "
+            "first); repeat for more",
         )
         parser.add_argument(
             "--interval", type=float, default=1.0, help="seconds between looks at an empty queue"
@@ -41,11 +42,12 @@ class Command(BaseCommand):
             logger.addHandler(handler)
         logger.setLevel({0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG))
         worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
-        worker_class = Worker
-        if redis_backend() is not None:
-            # TASKS_URL names a Redis queue: RQ's worker, with the same semantics.
-            from background.redis_queue import RedisWorker as worker_class
+        known = settings.TASKS["default"]["QUEUES"]
+        if unknown := [queue for queue in queues or [] if queue not in known]:
+            raise CommandError(
+                f"No queue {', '.join(map(repr, unknown))}: the queues are {', '.join(known)}."
+            )
         try:
-            worker_class(worker_id, queues or ["default"], interval, max_tasks, batch).run()
+            Worker(worker_id, queues, interval, max_tasks, batch).run()
         except ClockDrift as error:
             raise CommandError(f"The worker did not start: {error}.") from error

@@ -5,7 +5,7 @@ import threading
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 # A worker that exits is started again after this many seconds, doubled each time it
 # exits again within RESTART_SETTLED seconds of its start, at most RESTART_MAX.
@@ -14,17 +14,50 @@ RESTART_MAX = 60.0
 RESTART_SETTLED = 30.0
 
 
+def parse_workers(spec):
+    """ "urgent:1,default:2" -> {"urgent": 1, "default": 2}; every queue of TASKS named
+    with at least one worker, so that none is left without."""
+    known = settings.TASKS["default"]["QUEUES"]
+    counts = {}
+    for part in spec.split(","):
+        queue, _, count = part.strip().partition(":")
+        if queue.isdigit():
+            raise CommandError(
+                f"TASK_WORKERS: {spec!r} is a count; workers are counted by queue now, such "
+                f"as urgent:1,default:{queue}"
+            )
+        if queue not in known:
+            raise CommandError(f"TASK_WORKERS: unknown queue {queue!r} in {spec!r}; the queues "
+                               f"are {', '.join(known)}")  # fmt: skip
+        if not count.isdigit() or int(count) < 1:
+            raise CommandError(
+                f"TASK_WORKERS: {part.strip()!r} needs a number of workers, such as {queue}:1"
+            )
+        counts[queue] = int(count)
+    if missing := [queue for queue in known if queue not in counts]:
+        raise CommandError(
+            f"TASK_WORKERS: no worker for the {', '.join(missing)} queue in {spec!r}: "
+            "its tasks would never run"
+        )
+    return counts
+
+
 class Command(BaseCommand):
     help = (
-        "Run COUNT background workers (manage.py run_worker) and keep them running: one "
-        "that exits (killed, crashed) is started again, with back-off. SIGTERM or Ctrl-C "
-        "stops them all, each letting its running task finish."
+        "Run background workers (manage.py run_worker) for each queue and keep them "
+        "running: one that exits (killed, crashed) is started again, with back-off. "
+        "SIGTERM or Ctrl-C stops them all, each letting its running task finish."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--count", type=int, default=1, help="how many workers (default 1)")
+        parser.add_argument(
+            "--workers",
+            help="workers by queue, such as urgent:1,default:2 (default: TASK_WORKERS, "
+            "else urgent:1,default:1)",
+        )
 
-    def handle(self, *args, count, verbosity, **options):
+    def handle(self, *args, workers, verbosity, **options):
+        counts = parse_workers(workers or settings.SKILLO_TASK_WORKERS)
         stopping = threading.Event()
 
         def stop(number, frame):
@@ -34,29 +67,31 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-        workers = [
-            Supervised(f"{n} of {count}", verbosity, self.stderr) for n in range(1, count + 1)
+        supervised = [
+            Supervised(queue, f"{queue} {n} of {count}", verbosity, self.stderr)
+            for queue, count in counts.items()
+            for n in range(1, count + 1)
         ]
         try:
-            for worker in workers:
+            for worker in supervised:
                 worker.start()
             while not stopping.wait(0.5):
-                for worker in workers:
+                for worker in supervised:
                     worker.tend()
         finally:
             # Also when this supervisor fails: its workers, in sessions of their own,
             # would outlive it.
-            for worker in workers:
+            for worker in supervised:
                 worker.stop()
-            for worker in workers:
+            for worker in supervised:
                 worker.wait()
 
 
 class Supervised:
-    """One ``run_worker`` process, started again whenever it exits."""
+    """One ``run_worker`` process on one queue, started again whenever it exits."""
 
-    def __init__(self, name, verbosity, log):
-        self.name, self.verbosity, self.log = name, verbosity, log
+    def __init__(self, queue, name, verbosity, log):
+        self.queue, self.name, self.verbosity, self.log = queue, name, verbosity, log
         self.process = None
         self.started = 0.0
         self.delay = RESTART_FIRST
@@ -67,7 +102,10 @@ class Supervised:
         # under its predecessor's name would pass for it, and the task it was killed in
         # would never be taken back.
         manage = settings.BASE_DIR / "manage.py"
-        command = [sys.executable, str(manage), "run_worker", "--verbosity", str(self.verbosity)]
+        command = [
+            sys.executable, str(manage), "run_worker", "--queue", self.queue,
+            "--verbosity", str(self.verbosity),
+        ]  # fmt: skip
         # A session of its own: a Ctrl-C at the terminal reaches this supervisor only,
         # which stops the workers in turn.
         self.process = subprocess.Popen(command, start_new_session=True)

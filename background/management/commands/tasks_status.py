@@ -26,6 +26,12 @@ class Command(BaseCommand):
             f"{status['running']} running, {status['failed']} failed, "
             f"{status['succeeded']} succeeded; {status['workers']} workers seen in the last minute."
         )
+        for queue, counts in status["queues"].items():
+            self.stdout.write(
+                f"  {queue}: {counts['queued']} queued (oldest waiting "
+                f"{counts['oldest_queued_seconds']:g} s), {counts['running']} running, "
+                f"{counts['failed']} failed; {counts['workers']} workers."
+            )
         for failure in failures:
             self.stdout.write(
                 f"failed: {failure['task']} ({failure['tries']} tries, {failure['finished_at']}): "
