@@ -7,8 +7,11 @@ order that alternates hosts, so the pace rarely waits), and a source that fails 
 again later and later (twice the wait at each failure, up to a day; a 429's Retry-After
 when it says longer). One source's failure is written in its health and the run goes on.
 
-A read that finds nothing new writes nothing for its source: the run's one UPDATE moves
-every source it reads to its next read at once.
+A source is marked read only once it was read. A run first claims the sources it will
+read for a few minutes (a run that overlaps it skips them); a run that dies (a killed
+worker, an error) leaves the ones it did not read due again when the claim ends, their
+health as it was. A read that finds nothing new writes nothing for its source but that it
+was read: one UPDATE at the run's end marks all of those.
 """
 
 import logging
@@ -32,10 +35,12 @@ from .models import READ_EVERY, ReleaseSource, Tip, TipLink
 
 logger = logging.getLogger(__name__)
 
-MAX_BYTES = 10_000_000  # npm's documents of big packages weigh megabytes
 MAX_REDIRECTS = 5
 REDIRECTS = {301, 302, 303, 307, 308}
 LONGEST_WAIT = timedelta(days=1)
+# How long a run holds the sources it is about to read (ten minutes: a run of a few
+# hundred sources at one request per host per second, with room).
+CLAIM = timedelta(minutes=10)
 # A release older than this when first seen is history, not news (a project added to the
 # desk would otherwise fill it with its whole past).
 FRESH = timedelta(days=30)
@@ -153,7 +158,7 @@ def fetch(source, pace, now):
                 if status != 200:
                     raise FetchFailed(f"{url[:200]} answered {status}")
                 return Answer(
-                    body=read_limited(response, MAX_BYTES),
+                    body=read_limited(response, parsers.MAX_BYTES[source.kind]),
                     content_type=response.headers.get("Content-Type", ""),
                     etag=response.headers.get("ETag", "")[:500],
                     last_modified=response.headers.get("Last-Modified", "")[:100],
@@ -182,35 +187,44 @@ def read_due(now=None, pace=None, limit=None, everything=False):
     summary = Summary()
     if not sources:
         return summary
-    # Claimed at once: a run that overlaps this one (a second worker) skips them.
-    ReleaseSource.objects.filter(pk__in=[s.pk for s in sources]).update(
-        checked_at=now, next_attempt_at=now + READ_EVERY
-    )
-    for source in alternating_hosts(sources):
-        summary.read += 1
-        try:
-            answer = fetch(source, pace, now)
-            read = (
-                None
-                if answer.not_modified
-                else parsers.parse(source.kind, answer.body, answer.content_type, source.address)
-            )
-        except (FetchFailed, parsers.NotReadable) as error:
-            summary.failed += 1
-            failed(source, error, now)
-            continue
-        if read is None:
-            summary.unchanged += 1
-            succeeded(source, now, problems=None)
-            continue
-        # The tips and the source's health in one commit.
-        with transaction.atomic():
-            created, linked = keep_tips(source, read.releases, now)
-            succeeded(source, now, read.problems, answer)
-        summary.tips_created += created
-        summary.links_added += linked
-        if not (created or linked):
-            summary.unchanged += 1
+    # Claimed, not read: a run that overlaps this one (a second worker) skips them.
+    ReleaseSource.objects.filter(pk__in=[s.pk for s in sources]).update(next_attempt_at=now + CLAIM)
+    quiet = []  # read, with nothing to write but that
+    try:
+        for source in alternating_hosts(sources):
+            summary.read += 1
+            try:
+                answer = fetch(source, pace, now)
+                read = (
+                    None
+                    if answer.not_modified
+                    else parsers.parse(
+                        source.kind, answer.body, answer.content_type, source.address
+                    )
+                )
+            except (FetchFailed, parsers.NotReadable) as error:
+                summary.failed += 1
+                failed(source, error, now)
+                continue
+            if read is None:
+                summary.unchanged += 1
+                if not succeeded(source, now, problems=None):
+                    quiet.append(source.pk)
+                continue
+            # The tips and the source's health in one commit.
+            with transaction.atomic():
+                created, linked = keep_tips(source, read.releases, now)
+                if not succeeded(source, now, read.problems, answer):
+                    quiet.append(source.pk)
+            summary.tips_created += created
+            summary.links_added += linked
+            if not (created or linked):
+                summary.unchanged += 1
+    finally:
+        # Also when the run stops short: those it read were read.
+        ReleaseSource.objects.filter(pk__in=quiet).update(
+            checked_at=now, next_attempt_at=now + READ_EVERY
+        )
     summary.requests = pace.requests
     return summary
 
@@ -226,6 +240,7 @@ def failed(source, error, now):
     changes = {
         "failures": failures,
         "last_error": message[:2000],
+        "checked_at": now,
         "next_attempt_at": now + wait,
     }
     if not source.failures:
@@ -236,7 +251,8 @@ def failed(source, error, now):
 
 
 def succeeded(source, now, problems, answer=None):
-    """Write what changed in the source's health (nothing, for a read like the last)."""
+    """Write what changed in the source's health, and that it was read; False, writing
+    nothing, for a read like the last (the run marks those read together)."""
     changes = {}
     if source.failures:
         changes.update(failures=0, last_success_at=now)
@@ -252,7 +268,10 @@ def succeeded(source, now, problems, answer=None):
         if answer.last_modified != source.last_modified:
             changes["last_modified"] = answer.last_modified
     if changes:
-        ReleaseSource.objects.filter(pk=source.pk).update(**changes)
+        ReleaseSource.objects.filter(pk=source.pk).update(
+            **changes, checked_at=now, next_attempt_at=now + READ_EVERY
+        )
+    return bool(changes)
 
 
 def keep_tips(source, releases, now):

@@ -20,7 +20,11 @@ IN_TEXT = re.compile(
     r"(?![\w.]*\d)",
     re.IGNORECASE,
 )
-PLAIN = re.compile(r"^v?(\d+(?:\.\d+)*\S*)$", re.IGNORECASE)
+# A tag that is a version and nothing else: a digit, then anything but a space.
+PLAIN = re.compile(r"v?(\d\S*)", re.IGNORECASE)
+# Where a title's version is looked for: headlines put it near the start, and a longer
+# text (a feed's title can be megabytes) would only cost time.
+LONGEST_TITLE = 300
 
 
 class BadVersion(ValueError):
@@ -44,8 +48,8 @@ def semantic(text):
 def from_tag(text):
     """The version in a tag or a title ("v2.4.0", "release-1.2", "Django 5.1 released"),
     or BadVersion."""
-    text = text.strip()
-    if match := PLAIN.match(text):
+    text = text.strip()[:LONGEST_TITLE]
+    if match := PLAIN.fullmatch(text):
         return match.group(1)
     if match := IN_TEXT.search(text):
         return match.group(1)
@@ -92,6 +96,7 @@ def from_title(title):
     marks a test build its number does not ("Django 5.1 release candidate 1") gives
     that build's PEP 440 version ("5.1rc1"): not the final release's tip, and the same
     tip as PyPI's "5.1rc1"."""
+    title = title[:LONGEST_TITLE]
     version = from_tag(title)
     marked = PRE_WORDS.search(title)
     if marked and not PRE_WORDS.search(version):

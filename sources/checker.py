@@ -14,7 +14,6 @@ store (Django's ORM is not for use inside an event loop).
 """
 
 import asyncio
-import re
 import socket
 import ssl
 from collections import defaultdict
@@ -24,6 +23,8 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 import httpx
+import lxml.etree
+import lxml.html
 from django.utils import timezone
 
 from outbound.addresses import PinnedTransport, Refused
@@ -38,8 +39,10 @@ REDIRECTS = {301, 302, 303, 307, 308}
 PERMANENT = {301, 308}
 # Servers that do not do HEAD say so with these; then GET.
 HEAD_REFUSED = {405, 501}
-# A page that answers 200 but says it is not there.
-NOT_FOUND_TITLE = re.compile(rb"<title[^>]*>[^<]*(not found|404|no longer available)", re.I)
+# A page that answers 200 but says it is not there, in its <title>.
+NOT_FOUND_WORDS = ("not found", "404", "no longer available")
+# libxml2's HTML parser (linear in the page's size, however hostile); it never fetches.
+HTML = lxml.html.HTMLParser(no_network=True)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,15 @@ class Host:
                     await asyncio.sleep(wait)
                 self.next_start = loop.time() + self.delay
             yield
+
+
+def says_not_found(body):
+    """Whether the <title> of an HTML page's start says it is not there."""
+    try:
+        title = lxml.html.document_fromstring(body, parser=HTML).findtext(".//title")
+    except lxml.etree.ParserError:  # no element at all (an empty body)
+        return False
+    return any(words in (title or "").lower() for words in NOT_FOUND_WORDS)
 
 
 def host_of(url):
@@ -191,9 +203,7 @@ class Checker:
         if 200 <= status < 300:
             # A simple heuristic: sent to the site's home page from a deeper address, or
             # a page whose title says it is not there.
-            if (is_home_page(final) and not is_home_page(url)) or NOT_FOUND_TITLE.search(
-                answer.body
-            ):
+            if (is_home_page(final) and not is_home_page(url)) or says_not_found(answer.body):
                 return Outcome(url, State.SOFT_404, status, final)
             state = State.MOVED if redirected and permanent else State.FINE
             return Outcome(url, state, status, final)

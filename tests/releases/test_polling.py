@@ -204,9 +204,9 @@ def test_a_second_read_is_conditional_and_its_304_writes_nothing(remote, watch):
     assert sent["If-None-Match"] == source.etag
     assert sent["If-Modified-Since"] == "Wed, 24 Jul 2024 16:39:14 GMT"
     writes = [q["sql"] for q in queries if q["sql"].split()[0] in {"INSERT", "UPDATE", "DELETE"}]
-    # The run's one UPDATE that moves the sources it reads to their next read; none for
-    # the source itself, none for tips.
-    assert len(writes) == 1 and "next_attempt_at" in writes[0]
+    # The run's claim, and its one UPDATE that marks the sources it read that found
+    # nothing new; none for the source alone, none for tips.
+    assert len(writes) == 2 and all("next_attempt_at" in write for write in writes)
     assert summary.unchanged == 1
 
 
