@@ -1,3 +1,16 @@
+"""Health checks, never kept by a cache, writing nothing.
+
+- ``/health/live/``: the process answers (it reads nothing): for a supervisor that
+  restarts a process that hangs.
+- ``/health/ready/``: this server can serve pages: the database answers. For load
+  balancers. The cache and the Redis task queue are reported ("degraded"), never failed
+  on: every server shares them, so a second of Redis missing would take every server
+  out of the balancer at once, while pages can still be served (uncached).
+- ``/health/``: the monitors' check, as before: the queue's depth, 503 when the database
+  or the task queue cannot be read.
+"""
+
+from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 from django.http import JsonResponse
 from django.utils.cache import add_never_cache_headers
@@ -10,33 +23,69 @@ from .status import queue_status, redis_backend
 STATEMENT_TIMEOUT_MS = 2000
 
 
+def answer(body, status=200):
+    response = JsonResponse(body, status=status)
+    add_never_cache_headers(response)
+    return response
+
+
+def within_timeout(read):
+    """``read()`` with the database's time limit."""
+    if connection.vendor == "postgresql":
+        # A transaction of its own, for the timeout to hold in it alone.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL statement_timeout = %s", [STATEMENT_TIMEOUT_MS])
+            return read()
+    # No transaction: on SQLite one would wait for the write lock (IMMEDIATE).
+    return read()
+
+
+def database_answers():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
 def read_status():
     if redis_backend() is not None:
         # The queue is in Redis (which answers within 2 s or counts as down): the
         # database is still the site's, so it must answer too.
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        database_answers()
     return {"status": "ok", "tasks": queue_status()}
 
 
 @require_GET
 def health(request):
     """200 with the queue's depth and its oldest waiting task's age; 503 when the
-    database or the queue cannot be read. Writes nothing, never kept by a cache."""
+    database or the queue cannot be read."""
     try:
-        if connection.vendor == "postgresql":
-            # A transaction of its own, for the timeout to hold in it alone.
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("SET LOCAL statement_timeout = %s", [STATEMENT_TIMEOUT_MS])
-                body = read_status()
-        else:
-            # No transaction: on SQLite one would wait for the write lock (IMMEDIATE).
-            body = read_status()
-        status = 200
+        return answer(within_timeout(read_status))
     except DatabaseError as error:
-        body, status = {"status": "database unavailable", "error": type(error).__name__}, 503
+        return answer({"status": "database unavailable", "error": type(error).__name__}, 503)
     except RedisError as error:
-        body, status = {"status": "task queue unavailable", "error": type(error).__name__}, 503
-    response = JsonResponse(body, status=status)
-    add_never_cache_headers(response)
-    return response
+        return answer({"status": "task queue unavailable", "error": type(error).__name__}, 503)
+
+
+@require_GET
+def live(request):
+    return answer({"status": "ok"})
+
+
+@require_GET
+def ready(request):
+    """200 while the database answers, "degraded" naming what else does not; else 503."""
+    try:
+        within_timeout(database_answers)
+    except DatabaseError as error:
+        return answer({"status": "database unavailable", "error": type(error).__name__}, 503)
+    parts = {"database": "ok", "cache": "ok", "tasks": "ok"}
+    try:
+        cache.get("health")
+    except RedisError:
+        parts["cache"] = "unavailable"
+    if (backend := redis_backend()) is not None:
+        try:
+            backend.connection.ping()
+        except RedisError:
+            parts["tasks"] = "unavailable"
+    degraded = any(state != "ok" for state in parts.values())
+    return answer({"status": "degraded" if degraded else "ok", **parts})

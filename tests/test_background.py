@@ -291,13 +291,34 @@ def test_health_answers_the_queues_depth_and_its_oldest_waiting_task(client):
     assert health["tasks"]["oldest_queued_seconds"] == pytest.approx(90, abs=5)
 
 
-def test_health_is_503_when_the_database_cannot_be_reached(client):
-    def refuse(execute, sql, params, many, context):
-        raise OperationalError("connection refused")
+def refuse(execute, sql, params, many, context):
+    raise OperationalError("connection refused")
 
+
+def test_health_is_503_when_the_database_cannot_be_reached(client):
     with connection.execute_wrapper(refuse):
         response = Client(raise_request_exception=False).get("/health/")
     assert response.status_code == 503
+
+
+def test_readiness_is_503_when_the_database_cannot_be_reached(client):
+    with connection.execute_wrapper(refuse):
+        response = Client(raise_request_exception=False).get("/health/ready/")
+    assert response.status_code == 503
+    assert response.json()["status"] == "database unavailable"
+
+
+def test_liveness_answers_while_the_database_cannot_be_reached(client):
+    with connection.execute_wrapper(refuse):
+        response = Client(raise_request_exception=False).get("/health/live/")
+    assert response.status_code == 200
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_readiness_is_ok_with_the_database_cache_and_queue_answering(client):
+    response = client.get("/health/ready/")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "cache": "ok", "tasks": "ok"}
 
 
 def test_tasks_status_prints_the_counts_and_the_latest_failure():

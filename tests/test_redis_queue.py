@@ -352,3 +352,13 @@ def test_health_is_503_when_redis_cannot_be_reached(redis):
     response = Client(raise_request_exception=False).get("/health/")
     assert response.status_code == 503
     assert response.json()["status"] == "task queue unavailable"
+
+
+def test_a_redis_outage_leaves_every_server_ready_for_the_balancer_and_says_so(redis, settings):
+    settings.CACHES = {"default": base_settings.cache_from_url(redis.url.rsplit("/", 1)[0] + "/3")}
+    redis.stop()
+    response = Client(raise_request_exception=False).get("/health/ready/")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "degraded", "database": "ok", "cache": "unavailable", "tasks": "unavailable",
+    }  # fmt: skip
