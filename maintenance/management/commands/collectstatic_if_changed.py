@@ -65,5 +65,8 @@ class Command(BaseCommand):
                 self.stdout.write("Static files unchanged since they were collected.")
             return
         stored.unlink(missing_ok=True)  # an interrupted run must not count as done
-        call_command("collectstatic", interactive=False, verbosity=options["verbosity"])
+        call_command(
+            "collectstatic", interactive=False, verbosity=options["verbosity"],
+            stdout=self.stdout, stderr=self.stderr,
+        )  # fmt: skip
         stored.write_text(digest)
