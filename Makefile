@@ -69,14 +69,15 @@ TASK_WORKERS ?= urgent:1,default:1
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
 serve: $(VENV)/.installed $(if $(VARNISH),varnish)
-	@test -s .secret-key || $(PY) -c 'import secrets; print(secrets.token_urlsafe(60))' > .secret-key
 	@export DJANGO_SETTINGS_MODULE=skillo.settings.production \
-	  SECRET_KEY="$${SECRET_KEY:-$$(cat .secret-key)}" \
-	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" \
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
 	if [ -z "$${SITE_URL:-}" ]; then \
 	  export SITE_URL="http://$(SERVE_BIND)" LOCAL_TRIAL=true; \
 	  echo "No SITE_URL: a local trial at $$SITE_URL (docs/operations.md, \"The site's address\")"; \
+	fi; \
+	if [ -z "$${SECRET_KEY:-}" ] && [[ "$${LOCAL_TRIAL,,}" =~ ^(1|true|yes|on)$$ ]]; then \
+	  export SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(60))')"; \
+	  echo "No SECRET_KEY: a throwaway key for this trial; its sessions and links end with it"; \
 	fi; \
 	bind=$(SERVE_BIND); \
 	if [ -n "$(VARNISH)" ]; then \
@@ -84,8 +85,10 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	  export VARNISH_PURGE_URLS="$${VARNISH_PURGE_URLS:-http://$(SERVE_BIND)}" \
 	    TRUSTED_PROXY_COUNT="$${TRUSTED_PROXY_COUNT:-1}"; \
 	fi; \
-	$(PY) manage.py migrate --noinput && \
-	$(PY) manage.py collectstatic --noinput --verbosity 0 && \
+	$(PY) manage.py migrate --noinput \
+	  || { echo "make serve stopped: manage.py migrate failed (above)." >&2; exit 1; }; \
+	$(PY) manage.py collectstatic_if_changed --verbosity 0 \
+	  || { echo "make serve stopped: manage.py collectstatic failed (above)." >&2; exit 1; }; \
 	workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; \
 	echo "Skillo (production settings) on http://$$bind/ with $$workers worker processes"; \
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \

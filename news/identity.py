@@ -9,9 +9,12 @@ check (which migrate runs first, so `make serve` stops there) refuses a change a
 it, and `manage.py site_identity --accept` records a deliberate move.
 """
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.core.checks import Error, Tags, register
 from django.db import DatabaseError, connections, router
+from django.http.request import split_domain_port, validate_host
 
 from .models import Article, SiteIdentity
 from .paths import absolute, origin  # noqa: F401 (absolute: the site's addresses, here with its identity)
@@ -89,5 +92,23 @@ def public_address(app_configs=None, **kwargs):
             f"links that nobody else can reach.",
             hint="Set SITE_URL to the site's public https address and unset LOCAL_TRIAL.",
             id="skillo.E004",
+        )
+    ]
+
+
+@register(Tags.security, deploy=True)
+def site_host_allowed(app_configs=None, **kwargs):
+    """check --deploy: a SITE_URL whose host ALLOWED_HOSTS lacks gives every reader the
+    400 page."""
+    host, _ = split_domain_port(urlsplit(settings.SKILLO_SITE_URL).netloc)
+    if not host or validate_host(host, settings.ALLOWED_HOSTS):
+        return []
+    return [
+        Error(
+            f"SITE_URL's host {host!r} is not in ALLOWED_HOSTS "
+            f"({', '.join(settings.ALLOWED_HOSTS)}): every reader would get the 400 page.",
+            hint=f"Add {host} to ALLOWED_HOSTS, or leave ALLOWED_HOSTS unset: it is then "
+            "SITE_URL's host.",
+            id="skillo.E017",
         )
     ]

@@ -6,4 +6,4 @@ class NewslettersConfig(AppConfig):
     verbose_name = "Newsletters"
 
     def ready(self):
-        from . import live, reach, stories, suppression  # noqa: F401 (receivers, the reach)
+        from . import checks, live, reach, stories, suppression  # noqa: F401 (receivers, the reach, checks)

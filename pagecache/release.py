@@ -9,8 +9,12 @@ It digests two things:
   versions, read once per process. A digest of the files rather than the git commit by
   default: it also changes with an edit not committed yet, and where no .git was
   deployed;
-- the settings: every setting but secrets and connections (``TIME_ZONE``,
+- the settings: every setting but secrets, connections and paths (``TIME_ZONE``,
   ``MEDIA_URL``, ``LANGUAGE_CODE``, ``STATIC_URL``... all change what pages say).
+
+Never where the code sits: two machines with the same commit installed at different
+paths (``BASE_DIR``, ``STATIC_ROOT``, ``MEDIA_ROOT``) share their pages in the cache, and
+the start of one does not purge the other's pages from Varnish.
 
 The dependency tokens themselves carry no release (pagecache.store): a purge made by a
 server of one release reaches the pages of every release, as in a rolling deploy.
@@ -23,16 +27,18 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.functional import LazyObject, Promise
 
 # Settings left out of the digest: secrets, and what says where things are rather than
-# what pages show (the cache's own settings hold the release's consequences).
+# what pages show (the cache's own settings hold the release's consequences). Paths
+# (pathlib's, in BASE_DIR, STATIC_ROOT, TEMPLATES...) count as "a path" whatever they
+# say; these are paths in plain strings.
 PRIVATE = re.compile(r"SECRET|PASSWORD|TOKEN|API_KEY|PRIVATE")
-LEFT_OUT = {"DATABASES", "CACHES", "SKILLO_RELEASE"}
+LEFT_OUT = {"DATABASES", "CACHES", "SKILLO_RELEASE", "SKILLO_PURGE_LOG", "FILE_UPLOAD_TEMP_DIR"}
 # What of the project's folder is code, templates or static files.
 SUFFIXES = {
     ".py", ".html", ".txt", ".xml", ".json", ".css", ".js", ".svg", ".png", ".ico",
@@ -91,10 +97,16 @@ def installed_packages():
 
 def _value(value):
     # A stable text for any setting: lazy values by what they stand for (their repr
-    # changes once they are read), objects without a JSON form by their repr, less the
-    # memory addresses that differ between processes.
+    # changes once they are read), sets sorted, any path as just a path (where a machine installed
+    # the code is no part of the release), objects without a JSON form by their repr,
+    # less the memory addresses that differ between processes.
     if isinstance(value, LazyObject | Promise):
         return str(value)
+    if isinstance(value, PurePath):
+        return "a path"
+    if isinstance(value, set | frozenset):
+        # In order: a set's own order changes with each process's string hashing.
+        return sorted(value, key=repr)
     if callable(value):
         return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', value)}"
     return ADDRESS.sub("", repr(value))

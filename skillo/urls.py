@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.sitemaps.views import index, sitemap
 from django.urls import include, path
 
-from background.views import health
+from background import views as health
 from editorial.views import accept_invitation, shared_preview
 from images.views import media
 from news.dependencies import FEEDS
@@ -36,8 +36,11 @@ urlpatterns = [
     path("preview/<str:token>/", shared_preview, name="shared-preview"),
     # An invited person chooses their name and password (editorial.invitations).
     path("join/<str:token>/", accept_invitation, name="invitation"),
-    # For load balancers and monitors: the database and the task queue (background.views).
-    path("health/", health, name="health"),
+    # For monitors (the database and the task queue), supervisors (the process answers)
+    # and load balancers (the database answers) (background.views).
+    path("health/", health.health, name="health"),
+    path("health/live/", health.live, name="health-live"),
+    path("health/ready/", health.ready, name="health-ready"),
     # Prometheus, from METRICS_ALLOWED_ADDRESSES only (skillo.metrics).
     path("metrics/", metrics, name="metrics"),
     # The content API under /api/v1/, and the JSON Feeds (before news: /tags/<slug>/...).

@@ -417,7 +417,7 @@ def collect_production_static(root):
     environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     try:
         subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            [sys.executable, "manage.py", "collectstatic_if_changed", "-v", "0"],
             cwd=Path(__file__).resolve().parent.parent, env=environment, check=True,
             timeout=600,
         )  # fmt: skip

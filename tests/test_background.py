@@ -327,13 +327,34 @@ def test_health_shows_an_urgent_queue_waiting_with_no_worker_beside_a_busy_defau
     assert (queues["default"]["queued"], queues["default"]["workers"]) == (1, 1)
 
 
-def test_health_is_503_when_the_database_cannot_be_reached(client):
-    def refuse(execute, sql, params, many, context):
-        raise OperationalError("connection refused")
+def refuse(execute, sql, params, many, context):
+    raise OperationalError("connection refused")
 
+
+def test_health_is_503_when_the_database_cannot_be_reached(client):
     with connection.execute_wrapper(refuse):
         response = Client(raise_request_exception=False).get("/health/")
     assert response.status_code == 503
+
+
+def test_readiness_is_503_when_the_database_cannot_be_reached(client):
+    with connection.execute_wrapper(refuse):
+        response = Client(raise_request_exception=False).get("/health/ready/")
+    assert response.status_code == 503
+    assert response.json()["status"] == "database unavailable"
+
+
+def test_liveness_answers_while_the_database_cannot_be_reached(client):
+    with connection.execute_wrapper(refuse):
+        response = Client(raise_request_exception=False).get("/health/live/")
+    assert response.status_code == 200
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_readiness_is_ok_with_the_database_cache_and_queue_answering(client):
+    response = client.get("/health/ready/")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "cache": "ok"}
 
 
 def test_tasks_status_prints_the_counts_and_the_latest_failure():

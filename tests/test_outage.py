@@ -598,3 +598,11 @@ def test_once_redis_is_back_the_limits_are_counted_there_again(
     assert Window.objects.count() == counted_meanwhile
     with Redis.from_url(redis_cache.url) as redis:
         assert redis.keys("*ratelimit:3600:*:members:link:client:*")
+
+
+@pytest.mark.django_db
+def test_a_redis_outage_leaves_every_server_ready_for_the_balancer_and_says_so(redis_cache):
+    redis_cache.stop()
+    response = Client(raise_request_exception=False).get("/health/ready/")
+    assert response.status_code == 200
+    assert response.json() == {"status": "degraded", "database": "ok", "cache": "unavailable"}

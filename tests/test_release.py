@@ -142,3 +142,64 @@ def test_a_media_url_changed_between_two_starts_is_seen_at_once(project, cache):
         page = read_twice(browser, article)
     assert 'srcset="https://media.example/' in page
     assert '"/media/' not in page
+
+
+RELEASE = "import django; django.setup(); from pagecache.release import release; print(release())"
+
+
+@pytest.fixture(scope="module")
+def two_checkouts(tmp_path_factory):
+    """The same code installed at two paths, as on two machines."""
+    copies = []
+    for machine in ("a", "b"):
+        copy = tmp_path_factory.mktemp(f"machine-{machine}") / "srv" / machine / "skillo"
+        shutil.copytree(ROOT, copy, ignore=LEFT_OUT)
+        copies.append(copy)
+    return copies
+
+
+def release_of(checkout, **settings):
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"DJANGO_SETTINGS_MODULE", "SKILLO_RELEASE", "TIME_ZONE"}
+    }
+    # Every path of its own, as each machine has.
+    env |= {
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.production",
+        "SECRET_KEY": "k" * 60,
+        "SITE_URL": "https://news.example",
+        "ALLOWED_HOSTS": "news.example",
+        "DATABASE_URL": f"sqlite:///{checkout / 'db.sqlite3'}",
+        "STATIC_ROOT": str(checkout / "staticfiles"),
+        "MEDIA_ROOT": str(checkout.parent / "media"),
+        "PAGE_CACHE_PURGE_LOG": str(checkout.parent / "purges.log"),
+        **settings,
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", RELEASE], cwd=checkout, env=env, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_two_machines_with_the_same_release_at_different_paths_share_the_release_id(
+    two_checkouts,
+):
+    a, b = (release_of(checkout, SKILLO_RELEASE="3f2c9e1") for checkout in two_checkouts)
+    assert a == b
+
+
+def test_without_skillo_release_the_code_digest_does_not_depend_on_the_path(two_checkouts):
+    a, b = (release_of(checkout) for checkout in two_checkouts)
+    assert a == b
+
+
+def test_a_setting_that_changes_pages_changes_the_release_id_on_the_same_release(
+    two_checkouts,
+):
+    a, _ = two_checkouts
+    utc = release_of(a, SKILLO_RELEASE="3f2c9e1", TIME_ZONE="UTC")
+    paris = release_of(a, SKILLO_RELEASE="3f2c9e1", TIME_ZONE="Europe/Paris")
+    assert utc != paris

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Made by make run, make serve and the tests in the project folder.
 MADE_BY_A_RUN = [
-    "db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm", ".secret-key", "media/originals/x.jpg",
+    "db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm", "media/originals/x.jpg",
     "staticfiles/css/skillo.css", ".venv/bin/python",
 ]  # fmt: skip
 

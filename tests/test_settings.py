@@ -1,12 +1,17 @@
 """Production settings, checked in a separate process as a deployment would load them."""
 
 import os
+import re
 import secrets
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.redis_server import free_port
+from tests.waiting import until
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +47,6 @@ GOOD = {
     [
         ({**GOOD, "SECRET_KEY": None}, "Set SECRET_KEY"),
         ({**GOOD, "SECRET_KEY": "short"}, "Set SECRET_KEY"),
-        ({**GOOD, "ALLOWED_HOSTS": None}, "Set ALLOWED_HOSTS"),
     ],
 )
 def test_production_refuses_to_start_without_real_settings(tmp_path, env, message):
@@ -268,3 +272,194 @@ def test_production_keeps_each_processs_connection_and_a_bigger_sqlite_cache(tmp
 def test_the_environment_sets_the_connections_age_and_the_sqlite_cache(tmp_path):
     result = run(CONNECTION, tmp_path, **GOOD, CONN_MAX_AGE="0", SQLITE_CACHE_MB="8")
     assert result.stdout.split() == ["0", str(-8 * 1024)], result.stderr
+
+
+# ALLOWED_HOSTS, HSTS and the deploy checks of the site's address and DKIM key
+
+HOSTS_ANSWER = """
+import django
+django.setup()
+from django.test import Client
+for host in {hosts!r}:
+    answer = Client(HTTP_HOST=host, HTTP_X_FORWARDED_PROTO="https").get("/health/live/")
+    print(host, answer.status_code)
+"""
+
+
+def answers(tmp_path, static, hosts, **env):
+    # (A refusal is the site's 400 page, which names its stylesheet by its hashed name.)
+    result = run(HOSTS_ANSWER.format(hosts=hosts), tmp_path, STATIC_ROOT=str(static), **env)
+    assert result.returncode == 0, result.stderr
+    return dict(line.split() for line in result.stdout.splitlines())
+
+
+def test_without_allowed_hosts_readers_on_the_sites_host_are_served(tmp_path, production_static):
+    site = GOOD | {"ALLOWED_HOSTS": None, "SITE_URL": "https://news.example.org"}
+    hosts = ["news.example.org", "127.0.0.1", "elsewhere.example"]
+    assert answers(tmp_path, production_static, hosts, **site) == {
+        "news.example.org": "200", "127.0.0.1": "400", "elsewhere.example": "400",
+    }  # fmt: skip
+
+
+def test_a_local_trial_without_allowed_hosts_answers_on_this_machines_names(
+    tmp_path, production_static
+):
+    trial = GOOD | {
+        "ALLOWED_HOSTS": None, "SITE_URL": "http://127.0.0.1:8010", "LOCAL_TRIAL": "true",
+    }  # fmt: skip
+    hosts = ["127.0.0.1:8010", "localhost:8010", "elsewhere.example"]
+    assert answers(tmp_path, production_static, hosts, **trial) == {
+        "127.0.0.1:8010": "200", "localhost:8010": "200", "elsewhere.example": "400",
+    }  # fmt: skip
+
+
+def test_the_deploy_checks_refuse_a_site_host_that_allowed_hosts_lacks(tmp_path):
+    result = manage(tmp_path, ["check", "--deploy"], **GOOD | {"ALLOWED_HOSTS": "other.example"})
+    assert result.returncode == 1
+    assert "(skillo.E017) SITE_URL's host 'news.example' is not in ALLOWED_HOSTS" in result.stderr
+
+
+def test_the_deploy_checks_refuse_a_dkim_key_file_that_is_not_there(tmp_path):
+    missing = tmp_path / "dkim" / "newsletter.pem"
+    result = manage(
+        tmp_path, ["check", "--deploy"], **GOOD,
+        DKIM_DOMAIN="news.example", DKIM_PRIVATE_KEY_FILE=str(missing),
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert f"(skillo.E018) DKIM_PRIVATE_KEY_FILE {missing} cannot be read" in result.stderr
+
+
+HSTS = """
+import django
+django.setup()
+from django.test import Client
+answer = Client(HTTP_HOST="news.example", HTTP_X_FORWARDED_PROTO="https").get("/health/live/")
+print(answer["Strict-Transport-Security"])
+"""
+
+
+@pytest.mark.parametrize(
+    ("env", "header"),
+    [
+        ({}, "max-age=31536000; includeSubDomains"),
+        ({"SECURE_HSTS_PRELOAD": "true"}, "max-age=31536000; includeSubDomains; preload"),
+        ({"SECURE_HSTS_INCLUDE_SUBDOMAINS": "false"}, "max-age=31536000"),
+    ],
+    ids=["default", "preload", "no-subdomains"],
+)
+def test_hsts_asks_preloading_only_when_the_site_chooses_it(tmp_path, env, header):
+    result = run(HSTS, tmp_path, **GOOD, **env)
+    assert result.stdout.strip() == header, result.stderr
+
+
+def test_a_local_trial_keeps_the_development_databases_feed_authority(tmp_path):
+    trial = GOOD | {"SITE_URL": "http://127.0.0.1:8000", "LOCAL_TRIAL": "true"}
+    result = run(FEED_AUTHORITY, tmp_path, **trial)
+    assert result.stdout.split() == ["skillo.example", "http://127.0.0.1:8000"], result.stderr
+
+
+# What production logs on standard error: gunicorn as deployed, with one page that fails
+
+FAILING_SITE = """
+from skillo.settings.production import *
+
+ROOT_URLCONF = "failing_urls"
+"""
+FAILING_URLS = """
+from django.urls import path
+
+from skillo.urls import *
+
+
+def fails(request):
+    raise ZeroDivisionError("the page's own bug")
+
+
+urlpatterns = [path("fails/", fails), *urlpatterns]
+"""
+
+
+@pytest.fixture(scope="module")
+def logged_site(tmp_path_factory, production_static):
+    """gunicorn with the production settings, its standard error kept, and a page whose
+    view raises (failing_urls, beside the project's own)."""
+    folder = tmp_path_factory.mktemp("logged")
+    (folder / "failing_site.py").write_text(FAILING_SITE)
+    (folder / "failing_urls.py").write_text(FAILING_URLS)
+    port = free_port()
+    env = {
+        **os.environ, **GOOD,
+        "DJANGO_SETTINGS_MODULE": "failing_site",
+        "PYTHONPATH": str(folder),
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "STATIC_ROOT": str(production_static),
+    }  # fmt: skip
+    for name in ("DJANGO_ALLOW_ASYNC_UNSAFE", "LOCAL_TRIAL", "DEBUG"):
+        env.pop(name, None)
+    log = folder / "stderr.log"
+    with open(log, "wb") as stderr:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "skillo.wsgi:application",
+             "--bind", f"127.0.0.1:{port}", "--workers", "1", "--no-control-socket"],
+            cwd=PROJECT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+        )  # fmt: skip
+    site = LoggedSite(f"http://127.0.0.1:{port}", log)
+    try:
+        until(lambda: site.get("/health/live/")[0] is not None, "gunicorn answering", 120)
+        yield site
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+class LoggedSite:
+    def __init__(self, address, log):
+        self.address, self.log = address, log
+
+    def get(self, path, host="news.example", **headers):
+        request = urllib.request.Request(
+            self.address + path,
+            headers={"Host": host, "X-Forwarded-Proto": "https", **headers},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, answer.headers
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers
+        except OSError:
+            return None, {}
+
+    def logged(self, text):
+        """The log's lines from the first holding ``text`` on, once one does."""
+        lines = until(
+            lambda: text in self.log.read_text() and self.log.read_text().splitlines(),
+            f"{text!r} in the log",
+        )
+        return lines[next(i for i, line in enumerate(lines) if text in line) :]
+
+
+def test_a_500_is_logged_with_its_traceback_and_the_request_id_the_reader_was_given(
+    logged_site,
+):
+    status, headers = logged_site.get("/fails/")
+    assert status == 500
+    request_id = headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", request_id)
+    lines = logged_site.logged(f"[request {request_id}]")
+    assert "ERROR django.request" in lines[0] and "Internal Server Error: /fails/" in lines[0]
+    assert "Traceback (most recent call last):" in lines[1]
+    assert any('raise ZeroDivisionError("the page\'s own bug")' in line for line in lines)
+
+
+def test_a_refused_host_is_logged_in_one_line(logged_site):
+    status, headers = logged_site.get("/", host="not-this-site.example")
+    assert status == 400
+    lines = logged_site.logged(f"[request {headers['X-Request-ID']}]")
+    assert "django.security.DisallowedHost" in lines[0]
+    assert "Invalid HTTP_HOST header: 'not-this-site.example'" in lines[0]
+    assert len(lines) == 1 or not lines[1].startswith("Traceback")
+
+
+def test_a_request_id_from_the_client_is_not_taken_without_a_trusted_proxy(logged_site):
+    _, headers = logged_site.get("/health/live/", **{"X-Request-ID": "forged-id"})
+    assert re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-ID"])

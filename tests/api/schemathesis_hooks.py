@@ -7,8 +7,8 @@ schema can only state in words. Loaded by tests/api/test_schemathesis.py, and by
   draws any string, and the API rightly answers 400. The cursors drawn here are DRF's
   kind without a position (an offset, and maybe reversed), which every ordering
   accepts, signed with the server's key: Django's settings' in the test process; for
-  ``st run``, SECRET_KEY from the environment, else ``.secret-key`` (make serve's), else
-  the development settings' key.
+  ``st run``, SECRET_KEY from the environment (give make serve the same), else the
+  development settings' key.
 - ``published_after`` must not be later than ``published_before``, nor ``event_after``
   than ``event_before``. A positive case that breaks this is not valid data, whatever
   each parameter's own schema says.
@@ -19,7 +19,6 @@ CLI can load it alone.
 
 import os
 from datetime import date, datetime
-from pathlib import Path
 from urllib.parse import urlencode
 
 import schemathesis
@@ -40,9 +39,6 @@ def secret_key():
         return settings.SECRET_KEY
     if os.environ.get("SECRET_KEY"):
         return os.environ["SECRET_KEY"]
-    made = Path(__file__).resolve().parents[2] / ".secret-key"
-    if made.exists():
-        return made.read_text().strip()
     from skillo.settings import base  # only here: it reads the environment as it loads
 
     return base.SECRET_KEY

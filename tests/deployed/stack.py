@@ -83,8 +83,8 @@ class Deployment:
         self.redis = RedisServer()
         self.redis.start()
         self.mail = MailServer(self.folder / "mail")
-        # The static files as production collects them (make serve collects again: the
-        # files are unchanged, so that is quick).
+        # The static files as production collects them, with the digest of their sources:
+        # make serve finds nothing changed and does not collect again.
         shutil.copytree(self.static, self.folder / "static")
         self.manage("migrate", "--noinput")
         self.manage("load_demo")
