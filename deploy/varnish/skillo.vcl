@@ -8,9 +8,9 @@
 # Content that was withdrawn (unpublished, deleted, hidden) is purged hard instead
 # (`xkey-hard: 1`): its pages, every query variant, are dropped at once.
 #
-# The app servers are the backends of the director `app` (round robin), each probed on
-# the liveness address below: a sick one gets no request, and a request that could not
-# reach one (it died between probes) is tried on the next.
+# The app servers are the backends of the director `app` (round robin). With several, each
+# is probed (probe.vcl, included by backend.vcl): a sick one gets no request. A request
+# that could not reach one (it died between probes) is tried on the next.
 #
 # Run: varnishd -a :80 -a https=127.0.0.1:8443,PROXY -f /path/to/skillo.vcl \
 #          -p vcl_path=/path/to/deploy/varnish ...
@@ -23,27 +23,6 @@ vcl 4.1;
 import directors;
 import std;
 import xkey;
-
-# Whether an app server process answers at all. The one place its address is named.
-probe skillo_alive {
-    .request =
-        "GET /health/ HTTP/1.1"
-        # A host the app accepts (ALLOWED_HOSTS), and https as the TLS terminator's
-        # requests say, so that SECURE_SSL_REDIRECT does not answer a redirect.
-        "Host: 127.0.0.1"
-        "X-Forwarded-Proto: https"
-        "Connection: close";
-    .expected_response = 200;
-    # Patient: a process busy with a slow page (one sync worker) is not dead, and with
-    # every backend sick readers get nothing but what is in grace. Sick after 4 failures
-    # of the last 5 looks (about 8 s; requests meanwhile are retried on the next backend,
-    # vcl_backend_error), healthy again after 2 good ones; healthy from the start.
-    .interval = 2s;
-    .timeout = 5s;
-    .window = 5;
-    .threshold = 2;
-    .initial = 2;
-}
 
 sub vcl_init {
     new app = directors.round_robin();

@@ -160,14 +160,18 @@ class Varnish:
 
 
 def backend_vcl(ports, purgers=("127.0.0.1", "::1")):
-    """As deploy/varnish/serve.sh writes it: a probed backend per port, in the director."""
+    """As deploy/varnish/serve.sh writes it: a backend per port in the director, each
+    probed if there are several."""
     ports = [ports] if isinstance(ports, int) else ports
+    probed = len(ports) > 1
     backends = "".join(
         f'backend app_{n} {{\n    .host = "127.0.0.1";\n    .port = "{port}";\n'
         "    .connect_timeout = 1s;\n    .first_byte_timeout = 30s;\n"
-        "    .probe = skillo_alive;\n}\n"
+        f"{'    .probe = skillo_alive;' + chr(10) if probed else ''}}}\n"
         for n, port in enumerate(ports, 1)
     )
+    if probed:
+        backends = 'include "probe.vcl";\n' + backends
     added = "".join(f"    app.add_backend(app_{n});\n" for n in range(1, len(ports) + 1))
     acl = "".join(f'    "{address}";\n' for address in purgers)
     return f"{backends}sub vcl_init {{\n{added}}}\n\nacl purgers {{\n{acl}}}\n"
