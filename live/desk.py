@@ -64,14 +64,15 @@ def _take(coverage_pk):
     return LiveCoverage.objects.get(pk=coverage_pk)
 
 
-def _purge(coverage_pk):
+def _purge(coverage_pk, hard=False):
     keys = {LIVE(coverage_pk)}
-    news_purge.on_commit(lambda: purges.purge(keys))
+    news_purge.on_commit(lambda: purges.purge(keys, hard=hard))
 
 
-def _entries_changed(coverage_pk):
-    """What readers see of the entries changed: purge, and index them for search."""
-    _purge(coverage_pk)
+def _entries_changed(coverage_pk, hard=False):
+    """What readers see of the entries changed: purge (``hard`` when one was withdrawn:
+    no cache may serve it again), and index them for search."""
+    _purge(coverage_pk, hard)
     index_entries.enqueue(coverage_pk)
 
 
@@ -165,7 +166,7 @@ def delete_entry(entry, user):
             RemovedEntry.objects.create(
                 coverage=coverage, entry_id=entry.pk, version=coverage.version
             )
-            _entries_changed(coverage.pk)
+            _entries_changed(coverage.pk, hard=True)
 
 
 def approve_entry(entry, user):

@@ -9,9 +9,8 @@ from django.utils.feedgenerator import Atom1Feed
 from news.feeds import AUTHOR, FEED_ID_DATE, tag_uri
 from news.paths import absolute
 from news.templatetags.news import placed, xml_text
-from pagecache.dependencies import cached_page, depends_on
+from pagecache.dependencies import cached_page
 
-from .dependencies import LIVE
 from .models import Entry
 from .reading import entry_headline
 from .views import published_coverage
@@ -38,8 +37,7 @@ class LiveEntriesFeed(Feed):
     author_name = AUTHOR
 
     def get_object(self, request, pk):
-        depends_on(request, LIVE(pk))
-        return published_coverage(pk)
+        return published_coverage(request, pk)
 
     def title(self, obj):
         return xml_text(f"{obj.article.title}: live updates")
@@ -83,8 +81,7 @@ class LiveEntriesFeed(Feed):
 @cached_page()
 def json_feed(request, pk):
     """JSON Feed 1.1 of the story's entries."""
-    depends_on(request, LIVE(pk))
-    coverage = published_coverage(pk)
+    coverage = published_coverage(request, pk)
     article = coverage.article
 
     def item(entry):

@@ -21,4 +21,4 @@ def coverage_saved(sender, instance, created, **kwargs):
 @receiver(post_delete, sender=LiveCoverage)
 def coverage_deleted(sender, instance, **kwargs):
     keys = {LIVE(instance.pk), LIVE_STORIES()}
-    news_purge.on_commit(lambda: purges.purge(keys))
+    news_purge.on_commit(lambda: purges.purge(keys, hard=True))

@@ -10,7 +10,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
-from news.dependencies import NAV
+from news.dependencies import ARTICLE, NAV
 from pagecache.dependencies import cached_page, depends_on
 
 from .dependencies import LIVE
@@ -21,7 +21,11 @@ from .reading import page_of_entries, render_entries
 UPDATES_AT_MOST = 50
 
 
-def published_coverage(pk):
+def published_coverage(request, pk):
+    """The story's coverage, if readers may see the story. Its pages show the coverage
+    (LIVE) and the article (its title; whether it is public at all), so unpublishing the
+    article purges them too (the coverage's pk is its article's)."""
+    depends_on(request, LIVE(pk), ARTICLE(pk))
     return get_object_or_404(LiveCoverage.objects.published().select_related("article"), pk=pk)
 
 
@@ -41,8 +45,7 @@ def whole_number(value):
 @cached_page(NAV, parameters=["page", "order"])
 def entries(request, pk):
     """Every entry, 50 a page: newest first, or (order=oldest) from the start."""
-    coverage = published_coverage(pk)
-    depends_on(request, LIVE(pk))
+    coverage = published_coverage(request, pk)
     number = whole_number(request.GET.get("page", "1"))
     oldest_first = request.GET.get("order") == "oldest"
     if not number:
@@ -72,8 +75,7 @@ def updates(request, pk):
     and state (and its words), the entries posted or changed since (their HTML, as on the
     page), the numbers of those deleted, and "What we know" if it changed. Without ``since``, or
     with the current version, only the version and state: a few dozen bytes."""
-    coverage = published_coverage(pk)
-    depends_on(request, LIVE(pk))
+    coverage = published_coverage(request, pk)
     since = whole_number(request.GET.get("since"))
     answer = {
         "version": coverage.version,

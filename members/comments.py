@@ -85,8 +85,10 @@ def is_open(article, rules=None):
     return True
 
 
-def purge_conversation(article_id):
-    purge.on_commit(lambda: purges.purge({COMMENTS(article_id)}))
+def purge_conversation(article_id, hard=False):
+    """``hard`` when a comment leaves it (hidden, deleted, its author blocked): no cache
+    may serve it again, not even while the conversation is fetched anew."""
+    purge.on_commit(lambda: purges.purge({COMMENTS(article_id)}, hard=hard))
 
 
 def as_text(value, what):
@@ -177,7 +179,7 @@ def delete(comment):
         )
     else:
         comment.delete()
-    purge_conversation(comment.article_id)
+    purge_conversation(comment.article_id, hard=True)
 
 
 def report(comment, client, reason=""):
@@ -209,7 +211,7 @@ def moderate(comments, action, reason, user):
         for c in comments
     )
     for article_id in {c.article_id for c in comments}:
-        purge_conversation(article_id)
+        purge_conversation(article_id, hard=state == Comment.State.HIDDEN)
     return len(comments)
 
 
@@ -226,7 +228,7 @@ def block(members, reason, user):
     )
     articles = Comment.objects.filter(member__in=members).values_list("article_id", flat=True)
     for article_id in set(articles):
-        purge_conversation(article_id)
+        purge_conversation(article_id, hard=True)
     return len(members)
 
 

@@ -10,6 +10,7 @@ from news.paths import absolute
 from newsletters import suppression
 from newsletters.models import Delivery, Subscriber, Suppressed, digest
 
+from .comments import purge_conversation
 from .models import Comment, SavedStory, SignInLink
 
 RECEIVING = (Subscriber.State.ACTIVE, Subscriber.State.PAUSED)
@@ -141,4 +142,7 @@ def erase(member):
             address=digest(member.email), defaults={"reason": Suppressed.Reason.ERASED}
         )
     SignInLink.objects.filter(email__iexact=member.email).delete()
+    conversations = set(member.comments.values_list("article_id", flat=True))
     member.delete()
+    for article_id in conversations:
+        purge_conversation(article_id, hard=True)

@@ -151,6 +151,12 @@ def keys_to_purge(pk, old, new):
     return keys
 
 
+def is_withdrawn(old, new):
+    """Unpublished or deleted: its pages must go from every cache at once, not be served
+    from grace while they are fetched again."""
+    return old is not None and old.public and (new is None or not new.public)
+
+
 def before_change(pk):
     """Called before an article or its parts change: remember what pages showed it."""
     pending = _local.__dict__.setdefault("pending", {})
@@ -167,10 +173,15 @@ def flush():
     """After the commit: purge the pages of every article changed in the transaction."""
     pending, _local.pending = _local.__dict__.get("pending", {}), {}
     changes = {pk: (old, footprint(pk)) for pk, old in pending.items()}
-    keys = set()
+    keys, withdrawn = set(), set()
     for pk, (old, new) in changes.items():
-        keys |= keys_to_purge(pk, old, new)
-    purges.purge(keys)
+        found = keys_to_purge(pk, old, new)
+        if is_withdrawn(old, new):
+            withdrawn |= found
+        else:
+            keys |= found
+    purges.purge(keys - withdrawn)
+    purges.purge(withdrawn, hard=True)
     # Only a scheduled article, before or after, moves when content next comes due: other
     # changes leave it, and working it out is two queries on every save. (Left out, the
     # time kept could only be early, which costs the first reader after it a look.)

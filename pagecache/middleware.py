@@ -33,8 +33,7 @@ from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
 from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
 from .store import cache_call, catch_up, tokens_to_store
-from .varnish import release_key
-from .varnish import watch as watch_kept_varnish_purges
+from .varnish import announce_release, release_key
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
 # that made-up parameters can neither split nor flood the cache. A view may name its own
@@ -158,9 +157,9 @@ def send_accepted_copy(request, response, copies):
 class PageCacheMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
-        # With Varnish in front (VARNISH_PURGE_URLS), purges it missed are re-sent from
-        # each app server process, whether readers reach it or not.
-        watch_kept_varnish_purges()
+        # With Varnish in front (VARNISH_PURGE_URLS), a new release's first process purges
+        # the previous release's pages there.
+        announce_release()
 
     def __call__(self, request):
         if not is_anonymous_request(request):

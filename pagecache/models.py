@@ -5,17 +5,15 @@ class PendingPurge(models.Model):
     """Purges that could not reach the cache (it was down), kept until it is back.
 
     pagecache.purges re-sends them, so no page built before the change outlives the
-    outage. ``target`` says which cache: empty for this site's own (Django's cache), else
-    the address of a Varnish in front (pagecache.varnish re-sends those).
+    outage. (A Varnish in front that misses a purge gets it from a task instead:
+    pagecache.varnish.)
     """
 
     keys = models.TextField()
-    target = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
-        where = f" for {self.target}" if self.target else ""
-        return f"{len(self.keys.split())} keys{where} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+        return f"{len(self.keys.split())} keys at {self.created_at:%Y-%m-%d %H:%M:%S}"
 
 
 class Release(models.Model):

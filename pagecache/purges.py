@@ -53,12 +53,13 @@ def register_schedule(schedule):
     _schedule[0] = schedule
 
 
-def purge(keys):
+def purge(keys, hard=False):
     """Make every page built from ``keys`` stale; kept for later if the cache is down.
 
-    Then, once the transaction commits, the same keys are soft-purged in each Varnish in
+    Then, once the transaction commits, the same keys are purged in each Varnish in
     front (pagecache.varnish): after this cache, so that what Varnish fetches anew is
-    built afresh.
+    built afresh. Soft there (the old page served while the new one is fetched), or
+    ``hard`` for withdrawn content, which no reader may get again.
     """
     if not keys:
         return
@@ -67,7 +68,7 @@ def purge(keys):
         PendingPurge.objects.create(keys="\n".join(sorted(keys)))
     else:
         purged.send(sender=PendingPurge, keys=frozenset(keys))
-    varnish.purge(keys)
+    varnish.purge(keys, hard=hard)
 
 
 def purge_everything():
@@ -80,11 +81,7 @@ def purge_everything():
 def apply_pending_purges():
     """Send the purges the cache missed; False if the database could not be asked."""
     try:
-        # This cache's own first (target ""); a Varnish's are left to pagecache.varnish.
-        rows = list(PendingPurge.objects.order_by("target", "pk")[:100])
-        if any(row.target for row in rows):
-            varnish.retry_soon()
-        pending = [row for row in rows if not row.target]
+        pending = list(PendingPurge.objects.order_by("pk")[:100])
         if not pending:
             return True
         keys = {key for purge in pending for key in purge.keys.split()}
@@ -92,8 +89,8 @@ def apply_pending_purges():
             purged.send(sender=PendingPurge, keys=frozenset(keys))
             PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
             # Varnish had these at once, but may have fetched a page from this cache
-            # again before the purge landed here: once more, by the retry thread (a
-            # reader's request is running this).
+            # again before the purge landed here: once more, by the worker (a reader's
+            # request is running this).
             varnish.purge_later(keys)
     except DatabaseError:
         return False

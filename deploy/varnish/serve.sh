@@ -10,6 +10,10 @@
 # on a server run Debian's varnish service with skillo.vcl and its own backend.vcl
 # (docs/caching.md, "Varnish in front").
 #
+# VARNISH_BACKENDS (host:port,host:port..., BACKEND by default) lists every app server
+# Varnish sends readers to, round robin: the others of several machines beside the one
+# COMMAND starts. With more than one, each is probed (probe.vcl) and a sick one skipped.
+#
 # VARNISH_TLS_BIND (host:port, empty by default) adds the listen address for a TLS
 # terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
 # what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
@@ -30,19 +34,24 @@ if [ ! -x "$varnishd" ]; then
   exit 1
 fi
 mkdir -p "$work" || exit 1
-cat > "$work/backend.vcl" <<VCL || exit 1
-# Written by deploy/varnish/serve.sh for this run.
-backend skillo {
-    .host = "${backend%:*}";
-    .port = "${backend##*:}";
-    .connect_timeout = 2s;
-    .first_byte_timeout = 60s;
-}
-acl purgers {
-    "127.0.0.1";
-    "::1";
-}
-VCL
+# One backend per app server of VARNISH_BACKENDS, each probed and in the director.
+IFS=, read -ra servers <<< "${VARNISH_BACKENDS:-$backend}"
+probe=
+[ "${#servers[@]}" -gt 1 ] && probe='    .probe = skillo_alive;\n'
+{
+  echo "# Written by deploy/varnish/serve.sh for this run."
+  [ -n "$probe" ] && echo 'include "probe.vcl";'
+  n=0
+  for server in "${servers[@]}"; do
+    n=$((n + 1))
+    printf 'backend app_%s {\n    .host = "%s";\n    .port = "%s";\n' "$n" "${server%:*}" "${server##*:}"
+    printf "    .connect_timeout = 2s;\n    .first_byte_timeout = 60s;\n$probe}\n"
+  done
+  echo "sub vcl_init {"
+  for i in $(seq "$n"); do echo "    app.add_backend(app_$i);"; done
+  echo "}"
+  printf 'acl purgers {\n    "127.0.0.1";\n    "::1";\n}\n'
+} > "$work/backend.vcl" || exit 1
 listeners=(-a "http=$listen")
 if [ -n "${VARNISH_TLS_BIND:-}" ]; then
   listeners+=(-a "https=$VARNISH_TLS_BIND,PROXY")

@@ -5,21 +5,33 @@
 # `PURGE /` request with the changed keys in `xkey-purge` (pagecache/varnish.py). A purge
 # is soft: the pages stay in grace, so the next reader still gets the old page at once
 # while Varnish fetches the new one in the background; nobody waits on the app server.
+# Content that was withdrawn (unpublished, deleted, hidden) is purged hard instead
+# (`xkey-hard: 1`): its pages, every query variant, are dropped at once.
+#
+# The app servers are the backends of the director `app` (round robin). With several, each
+# is probed (probe.vcl, included by backend.vcl): a sick one gets no request. A request
+# that could not reach one (it died between probes) is tried on the next.
 #
 # Run: varnishd -a :80 -a https=127.0.0.1:8443,PROXY -f /path/to/skillo.vcl \
 #          -p vcl_path=/path/to/deploy/varnish ...
 # with the TLS terminator (hitch with write-proxy-v2, nginx's stream proxy_protocol)
 # sending to the "https" address. Only the terminator may reach that address.
-# The backend and the purge ACL are in backend.vcl (found on vcl_path).
+# The backends (added to `app`) and the purge ACL are in backend.vcl (found on vcl_path).
 
 vcl 4.1;
 
+import directors;
 import std;
 import xkey;
+
+sub vcl_init {
+    new app = directors.round_robin();
+}
 
 include "backend.vcl";
 
 sub vcl_recv {
+    set req.backend_hint = app.backend();
     # The scheme is how the request reached Varnish, never what the client says: a
     # client's X-Forwarded-Proto: https would otherwise be stored with the page (https
     # links, HSTS) and served to every later reader. Requests on the listen address named
@@ -128,7 +140,11 @@ sub vcl_backend_response {
 }
 
 sub vcl_backend_error {
-    # The app server cannot be reached: keep serving the page Varnish has.
+    # An app server could not be reached (killed since its last probe): a GET or HEAD is
+    # tried once more, on the next one. If none answers, keep serving the page Varnish has.
+    if (bereq.retries < 1 && (bereq.method == "GET" || bereq.method == "HEAD")) {
+        return (retry);
+    }
     if (bereq.is_bgfetch) {
         return (abandon);
     }

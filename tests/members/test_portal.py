@@ -9,9 +9,11 @@ import re
 import pytest
 from django.test import Client
 
+from members import comments
 from members.models import Comment, Member, MemberSession, SavedStory, SignInLink
 from newsletters import links
 from newsletters.models import Subscriber, Suppressed, digest
+from pagecache import store
 
 from ..background_tasks import run_queued
 from ..factories import ArticleFactory
@@ -130,6 +132,23 @@ def test_erasing_leaves_only_the_suppression_lists_hash(mail_server):  # noqa: F
     (kept,) = Suppressed.objects.all()
     assert kept.address == digest(ADA) and kept.reason == Suppressed.Reason.ERASED
     assert b"Sign in to Skillo" in member.get("/account/").content
+
+
+@pytest.mark.page_cache
+@pytest.mark.django_db(transaction=True)
+def test_erasing_takes_the_members_comments_off_the_cached_conversation(mail_server, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(store, "RACE_MARGIN", 0)  # Pages built now are kept.
+    member = signed_in(mail_server, ADA)
+    story = ArticleFactory()
+    Comment.objects.create(
+        article=story, member=Member.objects.get(), body="Mine", body_html="<p>Mine</p>",
+        state=Comment.State.APPROVED,
+    )  # fmt: skip
+    comments.purge_conversation(story.pk)
+    for _ in range(2):  # Built, then served from the page cache.
+        assert "<p>Mine</p>" in Client().get(f"/comments/{story.pk}/").content.decode()
+    member.post("/account/erase/", {"confirm": "on"})
+    assert "<p>Mine</p>" not in Client().get(f"/comments/{story.pk}/").content.decode()
 
 
 def test_erasing_keeps_a_bounce_on_the_suppression_list(mail_server):  # noqa: F811

@@ -119,7 +119,8 @@ class AppServer:
 
 
 class Varnish:
-    """varnishd in the foreground (-F) with skillo.vcl, in front of ``backend_port``."""
+    """varnishd in the foreground (-F) with skillo.vcl, in front of ``backend_port`` (a
+    port, or a list of them: each a backend of the director)."""
 
     def __init__(self, varnishd, folder, backend_port, port=None):
         self.varnishd, self.folder, self.backend_port = varnishd, Path(folder), backend_port
@@ -158,13 +159,22 @@ class Varnish:
         self.process = None
 
 
-def backend_vcl(port, purgers=("127.0.0.1", "::1")):
-    acl = "".join(f'    "{address}";\n' for address in purgers)
-    return (
-        f'backend skillo {{\n    .host = "127.0.0.1";\n    .port = "{port}";\n'
-        "    .connect_timeout = 1s;\n    .first_byte_timeout = 30s;\n}\n\n"
-        f"acl purgers {{\n{acl}}}\n"
+def backend_vcl(ports, purgers=("127.0.0.1", "::1")):
+    """As deploy/varnish/serve.sh writes it: a backend per port in the director, each
+    probed if there are several."""
+    ports = [ports] if isinstance(ports, int) else ports
+    probed = len(ports) > 1
+    backends = "".join(
+        f'backend app_{n} {{\n    .host = "127.0.0.1";\n    .port = "{port}";\n'
+        "    .connect_timeout = 1s;\n    .first_byte_timeout = 30s;\n"
+        f"{'    .probe = skillo_alive;' + chr(10) if probed else ''}}}\n"
+        for n, port in enumerate(ports, 1)
     )
+    if probed:
+        backends = 'include "probe.vcl";\n' + backends
+    added = "".join(f"    app.add_backend(app_{n});\n" for n in range(1, len(ports) + 1))
+    acl = "".join(f'    "{address}";\n' for address in purgers)
+    return f"{backends}sub vcl_init {{\n{added}}}\n\nacl purgers {{\n{acl}}}\n"
 
 
 def as_from_a_terminal():

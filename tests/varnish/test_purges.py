@@ -1,20 +1,27 @@
 """Purges to Varnish and the key headers, in-process: a fake Varnish records what it gets.
 
 No varnishd here (tests/varnish/test_varnish.py has the real one): what the app sends,
-when, and what it keeps when a Varnish does not answer.
+when, and what the worker sends again when a Varnish does not answer.
 """
 
 import re
 import socket
 import threading
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+import time_machine
 from django.db import transaction
+from django.tasks import TaskResultStatus
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from pagecache import middleware, purges, store, varnish
 from pagecache.models import PendingPurge
+from tests.background_tasks import run_queued
 from tests.redis_server import free_port
 
 pytestmark = [pytest.mark.page_cache, pytest.mark.django_db]
@@ -25,7 +32,7 @@ VCL = Path(__file__).resolve().parent.parent.parent / "deploy" / "varnish" / "sk
 class FakeVarnish:
     """Answers PURGE with 200 (or ``status``) and records each request's headers."""
 
-    def __init__(self):
+    def __init__(self, port=0):
         self.requests, self.status = [], 200
         fake = self
 
@@ -39,7 +46,7 @@ class FakeVarnish:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
@@ -58,7 +65,7 @@ def committed(django_capture_on_commit_callbacks):
 
 
 @pytest.fixture
-def fakes(settings, monkeypatch):
+def fakes(settings):
     started = []
 
     def start(count=1):
@@ -67,14 +74,13 @@ def fakes(settings, monkeypatch):
         settings.SKILLO_VARNISH_PURGE_URLS = [fake.url for fake in started]
         return started
 
-    # The retry thread is tested by calling what it calls (send_pending).
-    retries = []
-    monkeypatch.setattr(varnish, "retry_soon", lambda watch=False: retries.append(watch))
     # Long enough for a fake's answer on a machine busy with make test's other runs (at
     # 0.3 s one came late and its purge was kept as if it had failed); what does not
     # answer costs each purge this once.
     settings.SKILLO_VARNISH_PURGE_TIMEOUT = 2
-    start.retries = retries
+    settings.SKILLO_TASK_RETRY_DELAY = 30
+    settings.SKILLO_TASK_MAX_ATTEMPTS = 5
+    settings.SKILLO_PERIODIC_TASKS = {}
     yield start
     for fake in started:
         fake.close()
@@ -103,7 +109,25 @@ def test_one_soft_purge_per_varnish_with_every_key_after_the_commit(
     assert not PendingPurge.objects.exists()
 
 
-def test_a_varnish_that_does_not_answer_keeps_its_purges_until_it_does(fakes, settings, committed):
+def queued():
+    """The purges queued for the worker: (Varnish, keys, hard) of each task not done."""
+    rows = DBTaskResult.objects.filter(task_path="pagecache.varnish.purge_varnish").exclude(
+        status=TaskResultStatus.SUCCESSFUL
+    )
+    return sorted(tuple(row.args_kwargs["args"]) for row in rows.order_by("enqueued_at"))
+
+
+def test_a_withdrawal_is_a_hard_purge(fakes, committed):
+    (fake,) = fakes()
+    with committed():
+        purges.purge({"article:1", "feeds"}, hard=True)
+    assert fake.purged() == ["article:1 feeds"]
+    assert fake.requests[0]["xkey-hard"] == "1"
+
+
+def test_a_varnish_that_does_not_answer_gets_its_purge_from_a_task_until_it_takes_it(
+    fakes, settings, committed
+):
     (up,) = fakes()
     silent = socket.create_server(("127.0.0.1", 0))  # Takes connections, never answers.
     down = f"http://127.0.0.1:{free_port()}"  # Nothing listens.
@@ -113,67 +137,61 @@ def test_a_varnish_that_does_not_answer_keeps_its_purges_until_it_does(fakes, se
         with committed():
             purges.purge({"article:1"})
         with committed():
-            purges.purge({"article:2", "tag:3"})
+            purges.purge({"article:2", "tag:3"}, hard=True)
+        assert up.purged() == ["article:1", "article:2 tag:3"]
+        assert queued() == sorted([
+            (down, ["article:1"], False), (hung, ["article:1"], False),
+            (down, ["article:2", "tag:3"], True), (hung, ["article:2", "tag:3"], True),
+        ])  # fmt: skip
+        # Still down: each task fails and waits for its next try.
+        assert run_queued() == 4
+        assert len(queued()) == 4
     finally:
         silent.close()
-    assert up.purged() == ["article:1", "article:2 tag:3"]
-    kept = PendingPurge.objects.order_by("pk")
-    assert [(row.target, row.keys.split()) for row in kept] == [
-        (down, ["article:1"]),
-        (hung, ["article:1"]),
-        (down, ["article:2", "tag:3"]),
-        (hung, ["article:2", "tag:3"]),
-    ]
-    assert fakes.retries, "the retry thread was not asked for"
-
-    # Still down: kept. Then both come back: ONE request each, every kept key.
-    assert varnish.send_pending() is True
-    assert PendingPurge.objects.count() == 4
-    back = [FakeVarnish(), FakeVarnish()]
+    back = FakeVarnish(port=urlsplit(down).port)
     try:
-        settings.SKILLO_VARNISH_PURGE_URLS = [up.url, *(fake.url for fake in back)]
-        PendingPurge.objects.filter(target=down).update(target=back[0].url)
-        PendingPurge.objects.filter(target=hung).update(target=back[1].url)
-        assert varnish.send_pending() is False
-        for fake in back:
-            assert fake.purged() == ["article:1 article:2 tag:3"]
+        settings.SKILLO_VARNISH_PURGE_URLS = [up.url, back.url]  # The hung one is gone.
+        with time_machine.travel(timezone.now() + timedelta(seconds=61)):
+            assert run_queued() == 4
+        assert back.purged() == ["article:1", "article:2 tag:3"]
+        assert [request.get("xkey-hard") for request in back.requests] == [None, "1"]
     finally:
-        for fake in back:
-            fake.close()
-    assert not PendingPurge.objects.exists()
+        back.close()
+    assert queued() == []
     assert up.purged() == ["article:1", "article:2 tag:3"]  # Nothing again for the one up.
 
 
-def test_a_refused_purge_is_kept(fakes, committed):
+def test_a_refused_purge_is_queued_and_sent_again(fakes, committed):
     (fake,) = fakes()
     fake.status = 403  # This server is not in Varnish's purgers ACL.
     with committed():
         purges.purge({"article:1"})
-    assert list(PendingPurge.objects.values_list("target", flat=True)) == [fake.url]
+    assert queued() == [(fake.url, ["article:1"], False)]
     fake.status = 200
-    assert varnish.send_pending() is False
+    assert run_queued() == 1
     assert fake.purged() == ["article:1", "article:1"]
+    assert queued() == []
 
 
-def test_kept_purges_of_a_varnish_no_longer_configured_are_dropped(fakes, settings):
+def test_no_app_server_process_runs_a_purge_thread(fakes, committed):
+    """Retries are the worker's: a Varnish that is down costs each web process nothing
+    after its one try."""
     fakes()
-    PendingPurge.objects.create(keys="article:1", target="http://127.0.0.1:9/")
-    assert varnish.send_pending() is False
-    assert not PendingPurge.objects.exists()
+    with committed():
+        purges.purge({"article:1"})
+    assert not [t for t in threading.enumerate() if t.name == "varnish-purges"]
+    assert not hasattr(varnish, "retry_soon")
 
 
-def test_the_page_cache_outage_path_leaves_varnish_purges_to_their_thread(fakes, committed):
+def test_the_page_cache_outage_path_leaves_varnish_purges_to_the_worker(fakes, committed):
     (fake,) = fakes()
-    PendingPurge.objects.create(keys="article:1", target=fake.url)
     PendingPurge.objects.create(keys="article:2")  # For this site's own cache.
-    fakes.retries.clear()
     with committed():
         assert purges.apply_pending_purges()
-    assert fakes.retries and not any(fakes.retries)
     assert fake.purged() == []  # Not while a reader waits.
     # The keys this cache missed go to Varnish again (it may have refetched meanwhile).
-    assert varnish.send_pending() is False
-    assert fake.purged() == ["article:1 article:2"]
+    assert run_queued() == 1
+    assert fake.purged() == ["article:2"]
     assert not PendingPurge.objects.exists()
 
 
@@ -191,7 +209,7 @@ def test_a_purge_of_many_keys_goes_in_parts_varnish_accepts(fakes, committed):
 def page(client, shared_article, monkeypatch):
     # Not one purge since the page was built: it is stored, and consistent.
     monkeypatch.setattr(store, "RACE_MARGIN", 0)
-    monkeypatch.setattr(middleware, "watch_kept_varnish_purges", lambda: None)
+    monkeypatch.setattr(middleware, "announce_release", lambda: None)
     url = shared_article.get_absolute_url()
     return lambda **headers: client.get(url, headers=headers)
 
