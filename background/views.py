@@ -1,7 +1,8 @@
 """Health checks, never kept by a cache, writing nothing.
 
-- ``/health/live/``: the process answers (it reads nothing): for a supervisor that
-  restarts a process that hangs.
+- ``/health/live/``: the process answers (it reads nothing; background.middleware
+  answers it, whatever the Host): for a supervisor that restarts a process that hangs,
+  and Varnish's probes.
 - ``/health/ready/``: this server can serve pages: the database answers. For load
   balancers. The cache is reported ("degraded"), never failed on: every server shares
   it, so a second of Redis missing would take every server out of the balancer at once,
@@ -53,11 +54,6 @@ def health(request):
         return answer(within_timeout(lambda: {"status": "ok", "tasks": queue_status()}))
     except DatabaseError as error:
         return answer({"status": "database unavailable", "error": type(error).__name__}, 503)
-
-
-@require_GET
-def live(request):
-    return answer({"status": "ok"})
 
 
 @require_GET

@@ -96,7 +96,9 @@ def retry_later(url, keys, hard):
         logger.error("Could not queue a purge for %s (%s): it is lost.", url, error)
 
 
-@task
+# Urgent: readers keep seeing what an editor withdrew or changed until it lands, and it
+# must not wait behind the default queue's bulk and untrusted work.
+@task(queue_name="urgent")
 def purge_varnish(url, keys, hard=False):
     """Send a purge a Varnish missed; raises (and is tried again) until it lands. Safe to
     run twice: a purge of pages already gone purges nothing. A Varnish no longer in

@@ -39,7 +39,6 @@ urlpatterns = [
     # For monitors (the database and the task queue), supervisors (the process answers)
     # and load balancers (the database answers) (background.views).
     path("health/", health.health, name="health"),
-    path("health/live/", health.live, name="health-live"),
     path("health/ready/", health.ready, name="health-ready"),
     # Prometheus, from METRICS_ALLOWED_ADDRESSES only (skillo.metrics).
     path("metrics/", metrics, name="metrics"),

@@ -35,6 +35,7 @@ from pathlib import Path
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 import pytest
+from django.core.servers.basehttp import WSGIServer
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
@@ -60,6 +61,11 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.register_profile("skillo-dev", print_blob=True)
 hypothesis_settings.load_profile("skillo-ci" if CI else "skillo-dev")
+
+# Django's test server (live_server) listens with a backlog of 10 connections, gunicorn
+# with 2048: on a busy machine the tests that release a hundred readers at once saw
+# connections reset before Django read them, which production does not do.
+WSGIServer.request_queue_size = 2048
 
 # Fixtures that give a test the database (pytest-django's, and what needs them).
 DATABASE_FIXTURES = {

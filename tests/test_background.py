@@ -344,6 +344,15 @@ def test_readiness_is_503_when_the_database_cannot_be_reached(client):
     assert response.json()["status"] == "database unavailable"
 
 
+def test_liveness_answers_a_probe_naming_the_server_by_its_address(settings):
+    # Varnish's and balancers' probes send the app server's address as the Host, which
+    # ALLOWED_HOSTS (the site's public name) does not list: a 400 would make every server sick.
+    settings.ALLOWED_HOSTS = ["news.example.org"]
+    probe = Client(HTTP_HOST="10.0.0.7:8001", raise_request_exception=False)
+    assert probe.get("/health/live/").status_code == 200
+    assert probe.get("/health/ready/").status_code == 400
+
+
 def test_liveness_answers_while_the_database_cannot_be_reached(client):
     with connection.execute_wrapper(refuse):
         response = Client(raise_request_exception=False).get("/health/live/")

@@ -281,7 +281,7 @@ import django
 django.setup()
 from django.test import Client
 for host in {hosts!r}:
-    answer = Client(HTTP_HOST=host, HTTP_X_FORWARDED_PROTO="https").get("/health/live/")
+    answer = Client(HTTP_HOST=host, HTTP_X_FORWARDED_PROTO="https").get("/health/ready/")
     print(host, answer.status_code)
 """
 
@@ -333,7 +333,7 @@ HSTS = """
 import django
 django.setup()
 from django.test import Client
-answer = Client(HTTP_HOST="news.example", HTTP_X_FORWARDED_PROTO="https").get("/health/live/")
+answer = Client(HTTP_HOST="news.example", HTTP_X_FORWARDED_PROTO="https").get("/health/ready/")
 print(answer["Strict-Transport-Security"])
 """
 
@@ -461,5 +461,5 @@ def test_a_refused_host_is_logged_in_one_line(logged_site):
 
 
 def test_a_request_id_from_the_client_is_not_taken_without_a_trusted_proxy(logged_site):
-    _, headers = logged_site.get("/health/live/", **{"X-Request-ID": "forged-id"})
+    _, headers = logged_site.get("/health/ready/", **{"X-Request-ID": "forged-id"})
     assert re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-ID"])

@@ -3,12 +3,11 @@
 # `.probe = skillo_alive;`. With one app server there is no probe: the launcher (or
 # systemd) restarts it, and a probe could only turn its slow answers into errors.
 
-# The one place the probe's address is named (/health/live/ once that exists).
+# The one place the probe's address is named: /health/live/, answered whatever the Host
+# (background.middleware), so ALLOWED_HOSTS need not list the app servers' addresses.
 probe skillo_alive {
     .request =
-        "GET /health/ HTTP/1.1"
-        # A host the app accepts (ALLOWED_HOSTS), and https as the TLS terminator's
-        # requests say, so that SECURE_SSL_REDIRECT does not answer a redirect.
+        "GET /health/live/ HTTP/1.1"
         "Host: 127.0.0.1"
         "X-Forwarded-Proto: https"
         "Connection: close";

@@ -141,6 +141,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: every request counted and timed, the page cache's answers too.
     "metrics.middleware.RequestMetricsMiddleware",
+    # /health/live/, for probes that name this server by its address, not the site's.
+    "background.middleware.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Readers' page-view beacons, answered at once (with the security headers above):
     # they need nothing below.
