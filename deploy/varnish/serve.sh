@@ -18,11 +18,11 @@
 # terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
 # what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
 #
-# The app server is watched, not trusted to stay up: when it exits or crashes, Varnish
-# keeps serving what it has (grace) and COMMAND is started again, after 1 s, or after a
-# delay that doubles (to 60 s at most) while it keeps exiting within 30 s of its start.
-# Each exit and restart is said on stderr. Ctrl-C, SIGINT or SIGTERM stops both; so does
-# Varnish exiting.
+# Both are watched, not trusted to stay up: when the app server exits or crashes, Varnish
+# keeps serving what it has (grace); when varnishd does, the app server keeps running.
+# Either is started again, after 1 s, or after a delay that doubles (to 60 s at most)
+# while it keeps exiting within 30 s of its start. Each exit and restart is said on
+# stderr. Ctrl-C, SIGINT or SIGTERM stops both.
 set -uo pipefail
 listen=$1 backend=$2
 shift 2
@@ -59,14 +59,16 @@ fi
 
 say() { echo "serve.sh: $*" >&2; }
 
-varnish= app= pause= stopping=
+# The two processes, each watched: pid, start time, next restart delay, when it is due.
+declare -A pid=([varnish]= [app]=) started delay=([varnish]=1 [app]=1) due
+app_command=("$@")
+stopping=
 stop() {
   # $1: the signal that asked (INT asks gunicorn for its quick shutdown, TERM for its
   # graceful one).
   stopping=1
-  [ -n "$pause" ] && kill "$pause" 2>/dev/null
-  [ -n "$app" ] && kill -"$1" "$app" 2>/dev/null
-  [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
+  [ -n "${pid[app]}" ] && kill -"$1" "${pid[app]}" 2>/dev/null
+  [ -n "${pid[varnish]}" ] && kill -TERM "${pid[varnish]}" 2>/dev/null
 }
 trap 'stop INT' INT
 trap 'stop TERM' TERM
@@ -87,69 +89,67 @@ reap() {
 }
 finish() {
   stopping=1
-  [ -n "$pause" ] && kill "$pause" 2>/dev/null
-  # What is left of the app server's process group (workers whose master was killed).
-  [ -n "$app" ] && kill -TERM -- "-$app" 2>/dev/null
-  [ -n "$varnish" ] && kill -TERM "$varnish" 2>/dev/null
-  [ -n "$app" ] && reap "$app" 35
-  [ -n "$varnish" ] && reap "$varnish" 10
+  # What is left of each process group (workers whose master was killed).
+  [ -n "${pid[app]}" ] && kill -TERM -- "-${pid[app]}" 2>/dev/null
+  [ -n "${pid[varnish]}" ] && kill -TERM -- "-${pid[varnish]}" 2>/dev/null
+  [ -n "${pid[app]}" ] && reap "${pid[app]}" 35
+  [ -n "${pid[varnish]}" ] && reap "${pid[varnish]}" 10
   return 0
 }
 trap finish EXIT
 
-# -j none: no separate user for the cache process (the folder is this user's own). A
-# session of its own, as the app server's below: Ctrl-C reaches the launcher alone, which
-# then stops both in order.
-setsid "$varnishd" -F -n "$work/varnishd" "${listeners[@]}" -f "$here/skillo.vcl" \
-  -p vcl_path="$work:$here" -s "malloc,${VARNISH_STORAGE:-256m}" -j none &
-varnish=$!
+# Each in a session (and process group) of its own: Ctrl-C reaches the launcher alone,
+# which then stops both in order; and when one's main process dies, the launcher stops
+# what it leaves behind (gunicorn's workers, Varnish's cache process), which would
+# otherwise keep its port.
+start() {
+  if [ "$1" = varnish ]; then
+    # -j none: no separate user for the cache process (the folder is this user's own).
+    setsid "$varnishd" -F -n "$work/varnishd" "${listeners[@]}" -f "$here/skillo.vcl" \
+      -p vcl_path="$work:$here" -s "malloc,${VARNISH_STORAGE:-256m}" -j none &
+  else
+    setsid "${app_command[@]}" &
+  fi
+  pid[$1]=$! started[$1]=$SECONDS
+}
+
+# One that has exited is started again, after 1 s, or after a delay that doubles (to
+# 60 s at most) while it keeps exiting within 30 s of its start; the other keeps running.
+tend() {
+  local name=$1 status ran
+  if [ -z "${pid[$name]}" ]; then
+    [ "$SECONDS" -ge "${due[$name]}" ] && start "$name"
+    return 0
+  fi
+  kill -0 "${pid[$name]}" 2>/dev/null && return 0
+  wait "${pid[$name]}"
+  status=$?
+  kill -TERM -- "-${pid[$name]}" 2>/dev/null
+  ran=$((SECONDS - started[$name]))
+  [ "$ran" -ge 30 ] && delay[$name]=1
+  if [ "$name" = app ]; then
+    say "the app server (pid ${pid[app]}) exited with status $status after ${ran} s; Varnish keeps serving what it has. Starting it again in ${delay[app]} s."
+  else
+    say "varnishd (pid ${pid[varnish]}) exited with status $status after ${ran} s; the app server keeps running. Starting it again in ${delay[varnish]} s."
+  fi
+  pid[$name]= due[$name]=$((SECONDS + delay[$name]))
+  delay[$name]=$((delay[$name] * 2 > 60 ? 60 : delay[$name] * 2))
+}
+
+start varnish
 # Wait (10 s at most) until Varnish takes connections; give up if it exits first.
 host=${listen%:*} host=${host#[} host=${host%]}
 for _ in $(seq 100); do
-  kill -0 "$varnish" 2>/dev/null || { say "varnishd did not start (see above)."; exit 1; }
+  kill -0 "${pid[varnish]}" 2>/dev/null || { say "varnishd did not start (see above)."; exit 1; }
   (exec 3<>"/dev/tcp/${host:-127.0.0.1}/${listen##*:}") 2>/dev/null && break
   sleep 0.1
 done
 say "Varnish on http://$listen/${VARNISH_TLS_BIND:+ (and PROXY from a TLS terminator on $VARNISH_TLS_BIND)} in front of the app server on $backend"
-
-delay=1
+start app
 while [ -z "$stopping" ]; do
-  started=$SECONDS
-  # A session (and process group) of its own: when its master dies, the launcher stops
-  # the workers it leaves behind, which would otherwise keep BACKEND's port.
-  setsid "$@" &
-  app=$!
-  # Until the app server or Varnish exits (or a signal stops both).
-  while [ -z "$stopping" ]; do
-    wait -n -p ended "$app" "$varnish"
-    status=$?
-    [ -n "${ended:-}" ] && break
-  done
-  [ -n "$stopping" ] && break
-  if [ "$ended" = "$varnish" ]; then
-    say "varnishd exited with status $status: stopping the app server."
-    varnish=
-    kill -TERM "$app" 2>/dev/null
-    exit 1
-  fi
-  kill -TERM -- "-$app" 2>/dev/null  # Its workers, if its master was killed.
-  ran=$((SECONDS - started))
-  if [ "$ran" -ge 30 ]; then delay=1; fi
-  say "the app server (pid $app) exited with status $status after ${ran} s; Varnish keeps serving what it has. Starting it again in ${delay} s."
-  app=
-  sleep "$delay" &
-  pause=$!
-  wait -n -p ended "$pause" "$varnish"
-  status=$?
-  if [ "${ended:-}" = "$varnish" ]; then
-    say "varnishd exited with status $status: stopping."
-    varnish=
-    exit 1
-  fi
-  kill "$pause" 2>/dev/null
-  pause=
-  # The next delay, should this start fail too.
-  if [ "$ran" -lt 30 ]; then delay=$((delay * 2 > 60 ? 60 : delay * 2)); fi
+  tend varnish
+  tend app
+  sleep 0.2
 done
 say "stopping Varnish and the app server."
 exit 0

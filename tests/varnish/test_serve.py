@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import sys
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -106,6 +107,35 @@ def test_varnish_serves_its_pages_while_the_app_server_is_killed_and_restarted(l
     assert (fresh.status, fresh.cache) == (200, "MISS")
     assert launcher.app_master() not in {None, master}
     assert "Starting it again in 1 s" in launcher.log()
+
+
+def test_a_killed_varnishd_is_started_again_and_the_app_server_keeps_running(launch):
+    launcher = launch()
+    hit(launcher, ARTICLE)
+    master = launcher.app_master()
+    [varnishd] = [
+        pid
+        for pid, command in launcher.processes().items()
+        if "varnishd" in command and launcher_child(launcher, pid)
+    ]
+    os.kill(varnishd, signal.SIGKILL)
+    back = poll(lambda: answers(launcher, ARTICLE), 60, 0.1)
+    assert back, f"Varnish was never started again: {launcher.log()}"
+    assert launcher.process.poll() is None
+    assert launcher.app_master() == master  # The app server was not stopped.
+    assert "the app server keeps running. Starting it again in 1 s" in launcher.log()
+
+
+def launcher_child(launcher, pid):
+    parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    return int(parent) == launcher.process.pid
+
+
+def answers(launcher, path):
+    try:
+        return get(launcher.url, path).status == 200
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
