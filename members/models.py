@@ -60,6 +60,22 @@ class Member(models.Model):
         return self.name or "A Skillo member"
 
 
+class BlockedAddress(models.Model):
+    """A blocked member who erased their membership: their address's keyed hash only
+    (newsletters.models.digest), so that the block outlives the erasure and a new
+    membership for the address starts blocked."""
+
+    address = models.CharField(max_length=64, unique=True)
+    blocked_at = models.DateTimeField()
+    reason = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        verbose_name_plural = "blocked addresses"
+
+    def __str__(self):
+        return f"Blocked {self.blocked_at:%Y-%m-%d}: {self.reason}"
+
+
 class SignInLink(models.Model):
     """A link sent by e-mail: its token's hash, for whom, when. It works once
     (used_at) and for MEMBER_LINK_MINUTES; the address, not a member, because the

@@ -11,7 +11,7 @@ from newsletters import suppression
 from newsletters.models import Delivery, Subscriber, Suppressed, digest
 
 from .comments import purge_conversation
-from .models import Comment, SavedStory, SignInLink
+from .models import BlockedAddress, Comment, SavedStory, SignInLink
 
 RECEIVING = (Subscriber.State.ACTIVE, Subscriber.State.PAUSED)
 
@@ -129,7 +129,8 @@ def export(member):
 def erase(member):
     """GDPR art. 17: the member, their sessions, saved stories, comments, links and
     newsletter deleted; what stays is the address's keyed hash on the suppression list, so that it
-    is not mailed again unasked (it may sign in or sign up again: that is new consent)."""
+    is not mailed again unasked (it may sign in or sign up again: that is new consent),
+    and a blocked member's block, by the same hash."""
     subscriber = subscriber_of(member)
     if subscriber is not None and not subscriber.suppressed:
         suppression.erase(subscriber)
@@ -140,6 +141,11 @@ def erase(member):
         # an address that refused Skillo's mail be mailed again.
         Suppressed.objects.get_or_create(
             address=digest(member.email), defaults={"reason": Suppressed.Reason.ERASED}
+        )
+    if member.blocked_at:
+        BlockedAddress.objects.get_or_create(
+            address=digest(member.email),
+            defaults={"blocked_at": member.blocked_at, "reason": member.blocked_reason},
         )
     SignInLink.objects.filter(email__iexact=member.email).delete()
     conversations = set(member.comments.values_list("article_id", flat=True))

@@ -16,7 +16,7 @@ from django.utils import timezone
 from newsletters.models import digest
 from ratelimits import counter
 
-from .models import Member, SignInLink
+from .models import BlockedAddress, Member, SignInLink
 from .tasks import send_sign_in_link
 
 HOUR = 3600
@@ -40,6 +40,14 @@ def ask(email, client):
     return True
 
 
+def block_of(email):
+    """A block the address's erased membership had: the new one starts with it."""
+    kept = BlockedAddress.objects.filter(address=digest(email)).first()
+    if kept is None:
+        return {}
+    return {"blocked_at": kept.blocked_at, "blocked_reason": kept.reason}
+
+
 @transaction.atomic
 def use(link):
     """Follow the link: its member (made now if the address is new), or None if it was
@@ -58,7 +66,7 @@ def use(link):
     if member is None:
         try:
             with transaction.atomic():
-                member = Member.objects.create(email=link.email.strip())
+                member = Member.objects.create(email=link.email.strip(), **block_of(link.email))
         except IntegrityError:  # the same address's other link, followed at this moment
             member = Member.objects.with_address(link.email).get()
     Member.objects.filter(pk=member.pk).update(last_signed_in_at=now)

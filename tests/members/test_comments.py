@@ -18,6 +18,7 @@ from django.utils import timezone
 from fediverse.models import RemoteActor, Reply
 from members import comments
 from members.models import (
+    BlockedAddress,
     ClosedStory,
     Comment,
     CommentReport,
@@ -175,6 +176,30 @@ def test_blocking_a_member_takes_all_their_comments_away_at_once(member, admin_c
     assert all("Spam on" not in conversation(story) for story in stories)
     assert Member.objects.get().blocked_reason == "spam"
     assert say(member, stories[0], "Again").json()["error"] == comments.BLOCKED
+
+
+def test_a_blocked_member_who_erases_the_membership_signs_in_again_still_blocked(
+    member,
+    mail_server,  # noqa: F811
+):
+    story = ArticleFactory()
+    comments.block(Member.objects.all(), "spam", user=UserFactory())
+    member.post("/account/erase/", {"confirm": "on"})
+    assert not Member.objects.exists()
+    again = signed_in(mail_server, ADA)
+    assert Member.objects.get().blocked_reason == "spam"
+    assert say(again, story, "Back, unblocked?").json()["error"] == comments.BLOCKED
+    assert not Comment.objects.exists()
+
+
+def test_an_erased_member_who_was_not_blocked_signs_in_again_free_to_comment(
+    member,
+    mail_server,  # noqa: F811
+):
+    member.post("/account/erase/", {"confirm": "on"})
+    signed_in(mail_server, ADA)
+    assert Member.objects.get().blocked_at is None
+    assert not BlockedAddress.objects.exists()
 
 
 def test_a_reader_reports_a_comment_once(member):
