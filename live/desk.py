@@ -126,7 +126,9 @@ def _current(entry):
 
 def edit_entry(entry, user, *, authors=None, **fields):
     """Change an entry's ``headline``, ``body`` or ``key_event`` (and ``authors``). Once
-    readers have seen it, it says "Updated" with the time of the change."""
+    readers have seen it, it says "Updated" with the time of the change. A writer's
+    change to a shown entry on a story that asks for approval leaves readers' pages until
+    an editor approves it again: readers see no text an editor has not approved."""
     if not can_change(user, entry):
         raise PermissionDenied
     unknown = set(fields) - set(EDITABLE)
@@ -142,13 +144,22 @@ def edit_entry(entry, user, *, authors=None, **fields):
         if not changed and authors is None:
             transaction.set_rollback(True)
             return entry
-        if changed and entry.status == Entry.Status.PUBLISHED:
+        shown = entry.status == Entry.Status.PUBLISHED
+        withdrawn = changed and shown and coverage.approval_required and not can_run(user)
+        if changed and shown:
             entry.edited_at = timezone.now()
+        if withdrawn:
+            entry.status = Entry.Status.AWAITING
         entry.version = coverage.version
         entry.save()
         if authors is not None:
             entry.authors.set(authors)
-        if entry.status == Entry.Status.PUBLISHED:
+        if withdrawn:
+            RemovedEntry.objects.create(
+                coverage=coverage, entry_id=entry.pk, version=coverage.version
+            )
+            _entries_changed(coverage.pk, hard=True)
+        elif shown:
             _entries_changed(coverage.pk)
     return entry
 
@@ -170,7 +181,8 @@ def delete_entry(entry, user):
 
 
 def approve_entry(entry, user):
-    """An editor shows a writer's awaiting entry, at the top: its time is now."""
+    """An editor shows a writer's awaiting entry, at the top: its time is now. A change
+    to an entry readers had seen goes back in its place, "Updated" now."""
     if not can_run(user):
         raise PermissionDenied
     with transaction.atomic():
@@ -182,11 +194,16 @@ def approve_entry(entry, user):
         if coverage.has_ended:
             raise ValidationError(ENDED, code="ended")
         entry.status = Entry.Status.PUBLISHED
-        entry.posted_at = timezone.now()
+        first = entry.edited_at is None
+        if first:
+            entry.posted_at = timezone.now()
+        else:
+            entry.edited_at = timezone.now()
         entry.version = coverage.version
         entry.save()
         _entries_changed(coverage.pk)
-        _announce(entry_published, coverage=coverage, entry=entry)
+        if first:  # Followers were told of it already.
+            _announce(entry_published, coverage=coverage, entry=entry)
     return entry
 
 

@@ -55,6 +55,31 @@ def test_an_editors_entry_never_waits(story, editor):
     assert entry.status == Entry.Status.PUBLISHED
 
 
+def test_a_writers_change_to_a_shown_entry_waits_for_an_editor_again(story, writer, editor, client):
+    story.approval_required = True
+    story.save()
+    entry = desk.post_entry(story, writer, body="The CEO is on stage.")
+    desk.approve_entry(entry, editor)
+    posted = Entry.objects.get().posted_at
+    desk.edit_entry(entry, writer, body="The CEO is on stage. Buy our shares!")
+    page = client.get(story.get_absolute_url()).content.decode()
+    assert "Buy our shares" not in page and "The CEO is on stage." not in page
+    assert RemovedEntry.objects.get().entry_id == entry.pk  # Open pages drop it too.
+    desk.approve_entry(entry, editor)
+    assert "Buy our shares" in client.get(story.get_absolute_url()).content.decode()
+    entry.refresh_from_db()
+    assert entry.posted_at == posted and entry.edited_at > posted  # In its place, "Updated".
+
+
+def test_an_editors_change_to_a_shown_entry_is_shown_at_once(story, writer, editor, client):
+    story.approval_required = True
+    story.save()
+    entry = desk.post_entry(story, writer, body="The CEO is on stage.")
+    desk.approve_entry(entry, editor)
+    desk.edit_entry(entry, editor, body="The CEO is on stage, late.")
+    assert "on stage, late." in client.get(story.get_absolute_url()).content.decode()
+
+
 def test_a_writer_cannot_approve(story, writer):
     story.approval_required = True
     story.save()
