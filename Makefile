@@ -22,7 +22,7 @@ FEDIFY_MODULE := $(VENV)/fedify/node_modules/@fedify/fedify/esm/mod.js
 # hundreds of servers and commands the tests start).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test lint check test-sqlite test-browser test-postgres chromium redis java varnish clean
+.PHONY: run serve deploy test lint check test-sqlite test-browser test-postgres chromium redis java varnish clean
 .PHONY: test-run-postgres test-run-postgres-servers test-run-sqlite test-run-sqlite-servers
 .PHONY: test-run-grid test-run-browser
 
@@ -68,8 +68,11 @@ SERVE_BIND ?= 127.0.0.1:8000
 TASK_WORKERS ?= urgent:1,default:1
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
-serve: $(VENV)/.installed $(if $(VARNISH),varnish)
-	@export DJANGO_SETTINGS_MODULE=skillo.settings.production \
+# Where make serve leaves its processes' ids for make deploy: a folder per address, so
+# that several make serve of one checkout (on other ports) keep theirs apart.
+SERVE_RUN ?= .run/$(subst :,_,$(SERVE_BIND))
+# The production settings, as make serve and make deploy run them.
+PRODUCTION_ENV = export DJANGO_SETTINGS_MODULE=skillo.settings.production \
 	  SECURE_SSL_REDIRECT="$${SECURE_SSL_REDIRECT:-false}"; \
 	if [ -z "$${SITE_URL:-}" ]; then \
 	  export SITE_URL="http://$(SERVE_BIND)" LOCAL_TRIAL=true; \
@@ -78,7 +81,9 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	if [ -z "$${SECRET_KEY:-}" ] && [[ "$${LOCAL_TRIAL,,}" =~ ^(1|true|yes|on)$$ ]]; then \
 	  export SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(60))')"; \
 	  echo "No SECRET_KEY: a throwaway key for this trial; its sessions and links end with it"; \
-	fi; \
+	fi
+serve: $(VENV)/.installed $(if $(VARNISH),varnish)
+	@$(PRODUCTION_ENV); \
 	bind=$(SERVE_BIND); \
 	if [ -n "$(VARNISH)" ]; then \
 	  bind=$(VARNISH_BACKEND_BIND); \
@@ -90,16 +95,39 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	$(PY) manage.py collectstatic_if_changed --verbosity 0 \
 	  || { echo "make serve stopped: manage.py collectstatic failed (above)." >&2; exit 1; }; \
 	workers=$${WEB_CONCURRENCY:-$$((2 * $$(nproc) + 1))}; \
+	run=$(abspath $(SERVE_RUN)); mkdir -p "$$run"; \
 	echo "Skillo (production settings) on http://$$bind/ with $$workers worker processes"; \
 	gunicorn=($(VENV)/bin/gunicorn skillo.wsgi:application --bind $$bind \
-	  --workers $$workers --no-control-socket $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
+	  --workers $$workers --no-control-socket --pid "$$run/gunicorn.pid" \
+	  $${ACCESS_LOG:+--access-logfile "$$ACCESS_LOG"}); \
 	echo "and background task workers $(TASK_WORKERS) (TASK_WORKERS)"; \
 	metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
-	$(PY) manage.py run_workers --workers $(TASK_WORKERS) & \
-	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait; rm -rf "$$metrics"' EXIT; \
+	$(PY) manage.py run_workers --workers $(TASK_WORKERS) & echo $$! > "$$run/workers.pid"; \
+	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait; rm -rf "$$metrics" "$$run"' EXIT; \
 	if [ -n "$(VARNISH)" ]; then \
 	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
 	else "$${gunicorn[@]}"; fi
+
+# The code now in this checkout (after a git pull, say) put in service by the make serve
+# running from it (the same SERVE_BIND and environment), which keeps serving: its
+# packages, the migrations (written so that the running version works on the new schema:
+# docs/operations.md, "Deploying"), the static files, then gunicorn's graceful reload
+# (HUP: processes on the new code start, the old ones finish their requests) and new task
+# workers (the old ones finish their task). A failed step stops it; the old code serves on.
+deploy: $(VENV)/.installed
+	@$(PRODUCTION_ENV); \
+	run=$(abspath $(SERVE_RUN)); \
+	for name in gunicorn workers; do \
+	  kill -0 "$$(cat "$$run/$$name.pid" 2>/dev/null)" 2>/dev/null || { \
+	    echo "make deploy: no make serve running on $(SERVE_BIND) from here ($$run/$$name.pid)." >&2; \
+	    exit 1; }; \
+	done; \
+	$(PY) manage.py migrate --noinput \
+	  || { echo "make deploy stopped: manage.py migrate failed (above); the running code serves on." >&2; exit 1; }; \
+	$(PY) manage.py collectstatic_if_changed --verbosity 0 \
+	  || { echo "make deploy stopped: manage.py collectstatic failed (above); the running code serves on." >&2; exit 1; }; \
+	kill -HUP "$$(cat "$$run/gunicorn.pid")" "$$(cat "$$run/workers.pid")"; \
+	echo "make deploy: gunicorn and the task workers are starting on the new code; the old processes finish what they are doing."
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -178,6 +178,55 @@ def test_the_supervisor_starts_a_killed_worker_again_and_stops_them_all(tmp_path
     assert alive == []
 
 
+def test_a_hangup_starts_new_workers_at_once_and_the_old_one_finishes_its_task(tmp_path):
+    """make deploy's SIGHUP: the queues are served by new workers (the code installed
+    now) while the task a replaced worker had begun still ends, on that worker."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillo.settings.test",
+        "DATABASE_URL": database_url(),
+    }
+    running = tasks.held.enqueue("deploying")
+    with open(tmp_path / "supervisor.log", "wb") as log:
+        supervisor = subprocess.Popen(
+            [sys.executable, "manage.py", "run_workers", "--workers", "urgent:1,default:1"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            until(lambda: has_topic("deploying-started"), "a worker starts the task")
+            first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
+            supervisor.send_signal(signal.SIGHUP)
+            until(
+                lambda: (
+                    len(set(WorkerBeat.objects.values_list("worker_id", flat=True)) - first) == 2
+                ),
+                "a new worker for each queue",
+            )
+            assert not has_topic("deploying")  # Still running, on its first worker.
+            Tag.objects.create(name="deploying-released")
+            until(
+                lambda: DBTaskResult.objects.get(id=running.id).status == "SUCCESSFUL",
+                "the task ends",
+            )
+            [old] = DBTaskResult.objects.get(id=running.id).worker_ids
+            assert old in first
+            old_pid = int(old.rsplit(":", 1)[1])
+            until(lambda: not Path(f"/proc/{old_pid}").exists() or zombie(old_pid),
+                  "the replaced worker exits")  # fmt: skip
+            supervisor.send_signal(signal.SIGTERM)
+            assert supervisor.wait(timeout=60) == 0
+        finally:
+            if supervisor.poll() is None:
+                supervisor.kill()
+
+
+def zombie(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except OSError:
+        return True
+
+
 def test_a_sign_in_mail_is_sent_by_the_urgent_worker_while_the_default_queue_is_held(
     start_worker, tmp_path
 ):

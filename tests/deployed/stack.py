@@ -30,8 +30,8 @@ BEACONS_PER_MINUTE = 20
 
 
 class Deployment:
-    def __init__(self, folder, static):
-        self.folder = Path(folder)
+    def __init__(self, folder, static, root=ROOT):
+        self.folder, self.root = Path(folder), root
         self.static = static
         self.port, self.tls_port, self.backend_port = free_port(), free_port(), free_port()
         self.marker = f"SKILLO_TEST_DEPLOYMENT={uuid.uuid4().hex}"
@@ -93,7 +93,7 @@ class Deployment:
             ["make", "--no-print-directory", "serve", "VARNISH=1",
              f"SERVE_BIND=127.0.0.1:{self.port}",
              f"VARNISH_BACKEND_BIND=127.0.0.1:{self.backend_port}"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True,
+            cwd=self.root, env=self.env, stdout=log, stderr=log, start_new_session=True,
         )  # fmt: skip
         log.close()
         up = poll(self._answers, 240, 0.2)
@@ -118,7 +118,7 @@ class Deployment:
 
     def manage(self, *args):
         return subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
+            [sys.executable, "manage.py", *args], cwd=self.root, env=self.env, check=True,
             capture_output=True, text=True, timeout=300,
         ).stdout  # fmt: skip
 

@@ -46,7 +46,9 @@ class Command(BaseCommand):
     help = (
         "Run background workers (manage.py run_worker) for each queue and keep them "
         "running: one that exits (killed, crashed) is started again, with back-off. "
-        "SIGTERM or Ctrl-C stops them all, each letting its running task finish."
+        "SIGTERM or Ctrl-C stops them all, each letting its running task finish. SIGHUP "
+        "(make deploy) replaces them: new workers, on the code installed now, start at once "
+        "while the old ones finish their task and exit."
     )
 
     def add_arguments(self, parser):
@@ -65,8 +67,15 @@ class Command(BaseCommand):
                 self.stderr.write(f"run_workers: {signal.strsignal(number)}, stopping the workers")
             stopping.set()
 
+        replacing = threading.Event()
+
+        def replace(number, frame):
+            self.stderr.write("run_workers: hangup, replacing the workers")
+            replacing.set()
+
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGHUP, replace)
         supervised = [
             Supervised(queue, f"{queue} {n} of {count}", verbosity, self.stderr)
             for queue, count in counts.items()
@@ -76,6 +85,10 @@ class Command(BaseCommand):
             for worker in supervised:
                 worker.start()
             while not stopping.wait(0.5):
+                if replacing.is_set():
+                    replacing.clear()
+                    for worker in supervised:
+                        worker.replace()
                 for worker in supervised:
                     worker.tend()
         finally:
@@ -93,6 +106,8 @@ class Supervised:
     def __init__(self, queue, name, verbosity, log):
         self.queue, self.name, self.verbosity, self.log = queue, name, verbosity, log
         self.process = None
+        # Replaced by a deploy, finishing their task.
+        self.retiring = []
         self.started = 0.0
         self.delay = RESTART_FIRST
         self.due = 0.0
@@ -111,7 +126,16 @@ class Supervised:
         self.process = subprocess.Popen(command, start_new_session=True)
         self.started = time.monotonic()
 
+    def replace(self):
+        """A new process in place of this one, which finishes its task and exits."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.retiring.append(self.process)
+        self.process, self.due, self.delay = None, 0.0, RESTART_FIRST
+        self.start()
+
     def tend(self):
+        self.retiring = [process for process in self.retiring if process.poll() is None]
         if self.process is None:
             if time.monotonic() >= self.due:
                 self.start()
@@ -130,9 +154,11 @@ class Supervised:
         self.process, self.due = None, time.monotonic() + wait
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+        for process in [self.process, *self.retiring]:
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
 
     def wait(self):
-        if self.process is not None:
-            self.process.wait()
+        for process in [self.process, *self.retiring]:
+            if process is not None:
+                process.wait()
