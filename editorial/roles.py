@@ -36,6 +36,11 @@ EDITOR = [*WRITER, "news.publish_article", "editorial.change_factsdue", "news.vi
           "releases.delete_watchedproject", "releases.view_watchedproject",
           "releases.add_releasesource", "releases.change_releasesource",
           "releases.delete_releasesource", "releases.view_releasesource", "releases.view_tip",
+          # Members' comments: approved, hidden, their authors blocked, a story's
+          # conversation closed; the site-wide rules are the admins'.
+          "members.view_comment", "members.change_comment", "members.view_member",
+          "members.view_moderation", "members.view_closedstory", "members.add_closedstory",
+          "members.change_closedstory", "members.delete_closedstory",
           ]  # fmt: skip
 
 

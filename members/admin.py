@@ -66,17 +66,17 @@ class CommentAdmin(admin.ModelAdmin):
     def reports_count(self, comment):
         return comment.reports_count
 
-    @admin.action(description="Approve: show the selected comments")
+    @admin.action(description="Approve: show the selected comments", permissions=["change"])
     def approve(self, request, queryset):
         done = comments.moderate(queryset, "approve", request.POST.get("reason", ""), request.user)
         self.message_user(request, f"{done} comment(s) approved.", messages.SUCCESS)
 
-    @admin.action(description="Hide the selected comments")
+    @admin.action(description="Hide the selected comments", permissions=["change"])
     def hide(self, request, queryset):
         done = comments.moderate(queryset, "hide", request.POST.get("reason", ""), request.user)
         self.message_user(request, f"{done} comment(s) hidden.", messages.SUCCESS)
 
-    @admin.action(description="Block their authors (a reason is required)")
+    @admin.action(description="Block their authors (a reason is required)", permissions=["change"])
     def block_authors(self, request, queryset):
         reason = request.POST.get("reason", "").strip()
         if not reason:

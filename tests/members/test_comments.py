@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -176,6 +177,34 @@ def test_blocking_a_member_takes_all_their_comments_away_at_once(member, admin_c
     assert all("Spam on" not in conversation(story) for story in stories)
     assert Member.objects.get().blocked_reason == "spam"
     assert say(member, stories[0], "Again").json()["error"] == comments.BLOCKED
+
+
+@pytest.fixture
+def editor_client(django_user_model):
+    """Someone of the Editors group, as the demo's ``editor``."""
+    user = django_user_model.objects.create_user("grace", is_staff=True)
+    user.groups.add(Group.objects.get(name="Editors"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_an_editor_hides_a_comment_and_blocks_its_author(member, editor_client):
+    story = ArticleFactory()
+    pk = say(member, story, "Spam, spam").json()["id"]
+    assert editor_client.get("/admin/members/comment/").status_code == 200
+    editor_client.post(
+        "/admin/members/comment/",
+        {"action": "hide", ACTION_CHECKBOX_NAME: [pk], "reason": "spam"},
+    )
+    assert Comment.objects.get().state == Comment.State.HIDDEN
+    editor_client.post(
+        "/admin/members/comment/",
+        {"action": "block_authors", ACTION_CHECKBOX_NAME: [pk], "reason": "spam"},
+    )
+    assert Member.objects.get().blocked_reason == "spam"
+    # The site-wide rules stay the admins'.
+    assert editor_client.get("/admin/members/commentsettings/").status_code == 403
 
 
 def test_a_blocked_member_who_erases_the_membership_signs_in_again_still_blocked(
