@@ -10,6 +10,16 @@ from .roles import can_publish
 
 SHOWN = 8
 
+# Columns the apps above editorial add to the newsroom's home page (members' comments
+# waiting, say): functions of the request giving a column's template and context, or None
+# for a user who cannot act on it. Registered in their app's ready() with dashboard_part.
+DASHBOARD_PARTS = []
+
+
+def dashboard_part(function):
+    DASHBOARD_PARTS.append(function)
+    return function
+
 
 class NewsroomSite(admin.AdminSite):
     """The admin as a newsroom: Skillo's name, and the queues on its home page."""
@@ -53,6 +63,9 @@ class NewsroomSite(admin.AdminSite):
                 dashboard["facts_due_count"] = facts_due.count()
             if user.has_perm("editorial.change_sourcetofix"):
                 dashboard["sources_to_fix"] = sources_to_fix_count()
+            dashboard["parts"] = [
+                part for function in DASHBOARD_PARTS if (part := function(request)) is not None
+            ]
         if user.is_superuser:  # the task queue is the admins' (background.admin)
             dashboard["failed_tasks"] = DBTaskResult.objects.failed().count()
         return super().index(request, {**dashboard, **(extra_context or {})})

@@ -112,7 +112,8 @@ class LiveCoverageAdmin(admin.ModelAdmin):
         shown = list(entries.filter(status=Entry.Status.PUBLISHED)[:DESK_ENTRIES])
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Live: {coverage.article.title}",
+            # The desk, not the story: a live story's own title often starts "Live:".
+            "title": f"Live desk: {coverage.article.title}",
             "subtitle": None,
             "opts": self.opts,
             "coverage": coverage,

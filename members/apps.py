@@ -8,7 +8,7 @@ class MembersConfig(AppConfig):
     def ready(self):
         from textfiles.signals import demo_loaded, site_exporting, site_restoring
 
-        from . import backup
+        from . import backup, dashboard  # noqa: F401 (dashboard: its column registers)
         from .demo import load
 
         demo_loaded.connect(load, dispatch_uid="members-demo")

@@ -73,6 +73,13 @@ def test_a_writer_posts_and_the_entry_waits_when_asked(story, writer):
     assert "Approve" not in page
 
 
+def test_the_desks_title_names_the_desk_once_for_a_story_titled_live(story, editor):
+    Article.objects.update(title="Live: the keynote")
+    page = client_of(editor).get(desk_url(story)).content.decode()
+    assert "<h1>Live desk: Live: the keynote</h1>" in page
+    assert "Live: Live:" not in page
+
+
 def test_an_editor_approves_from_the_desk(story, writer, editor):
     story.approval_required = True
     story.save()

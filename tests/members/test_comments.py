@@ -207,6 +207,27 @@ def test_an_editor_hides_a_comment_and_blocks_its_author(member, editor_client):
     assert editor_client.get("/admin/members/commentsettings/").status_code == 403
 
 
+def test_the_newsroom_home_page_shows_editors_the_comments_waiting(
+    member, rules, editor_client
+):
+    rules.first_comment_waits = True
+    rules.save()
+    say(member, ArticleFactory(), "First!")
+    page = editor_client.get("/admin/").content.decode()
+    assert "Comments waiting (1)" in page and "1 comment waits for a moderator" in page
+    assert "/admin/members/comment/?state__exact=pending" in page
+
+
+def test_a_writer_is_not_shown_the_comments_waiting(member, django_user_model):
+    say(member, ArticleFactory(), "First!")
+    user = django_user_model.objects.create_user("wanda", is_staff=True)
+    user.groups.add(Group.objects.get(name="Writers"))
+    writer = Client()
+    writer.force_login(user)
+    page = writer.get("/admin/").content.decode()
+    assert "Newsroom" in page and "Comments waiting" not in page
+
+
 def test_a_blocked_member_who_erases_the_membership_signs_in_again_still_blocked(
     member,
     mail_server,  # noqa: F811
