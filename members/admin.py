@@ -103,6 +103,9 @@ class ModerationAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    # The record of who did what: kept, even from admins.
+    has_delete_permission = has_change_permission
+
 
 @admin.register(CommentSettings)
 class CommentSettingsAdmin(admin.ModelAdmin):

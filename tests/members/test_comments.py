@@ -207,9 +207,7 @@ def test_an_editor_hides_a_comment_and_blocks_its_author(member, editor_client):
     assert editor_client.get("/admin/members/commentsettings/").status_code == 403
 
 
-def test_the_newsroom_home_page_shows_editors_the_comments_waiting(
-    member, rules, editor_client
-):
+def test_the_newsroom_home_page_shows_editors_the_comments_waiting(member, rules, editor_client):
     rules.first_comment_waits = True
     rules.save()
     say(member, ArticleFactory(), "First!")
@@ -226,6 +224,16 @@ def test_a_writer_is_not_shown_the_comments_waiting(member, django_user_model):
     writer.force_login(user)
     page = writer.get("/admin/").content.decode()
     assert "Newsroom" in page and "Comments waiting" not in page
+
+
+def test_the_moderation_log_cannot_be_deleted_even_by_an_admin(member, admin_client):
+    pk = say(member, ArticleFactory(), "Rude").json()["id"]
+    admin_client.post(
+        "/admin/members/comment/", {"action": "hide", ACTION_CHECKBOX_NAME: [pk], "reason": "rude"}
+    )
+    record = Moderation.objects.get()
+    assert admin_client.post(f"/admin/members/moderation/{record.pk}/delete/").status_code == 403
+    assert Moderation.objects.filter(pk=record.pk).exists()
 
 
 def test_a_blocked_member_who_erases_the_membership_signs_in_again_still_blocked(
