@@ -217,9 +217,23 @@ class LiveCoverageAdmin(admin.ModelAdmin):
         messages.success(request, done)
         return redirect(LiveCoverageAdmin.desk_url(coverage))
 
-    @method_decorator(require_POST)
     def delete_entry_view(self, request, entry):
-        return self.entry_action(request, entry, desk.delete_entry, "The entry is deleted.")
+        """Asks first (GET): readers' pages drop a deleted entry within seconds, for good."""
+        if request.method == "POST":
+            return self.entry_action(request, entry, desk.delete_entry, "The entry is deleted.")
+        entry = self.entry_or_404(request, entry)
+        if not desk.can_change(request.user, entry):
+            raise PermissionDenied
+        coverage = LiveCoverage.objects.select_related("article").get(pk=entry.coverage_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Delete this entry?",
+            "opts": self.opts,
+            "coverage": coverage,
+            "article": coverage.article,
+            "entry": entry,
+        }
+        return TemplateResponse(request, "admin/live/delete_entry.html", context)
 
     @method_decorator(require_POST)
     def approve_view(self, request, entry):

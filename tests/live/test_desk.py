@@ -106,10 +106,17 @@ def test_deleting_from_the_desk(story, editor):
     assert not Entry.objects.exists()
 
 
-def test_deleting_needs_a_post(story, editor):
+def test_deleting_from_the_desk_asks_first(story, editor):
     entry = desk.post_entry(story, editor, body="Still here.")
-    response = client_of(editor).get(f"/admin/live/livecoverage/entries/{entry.pk}/delete/")
-    assert response.status_code == 405
+    client = client_of(editor)
+    desk_page = client.get(desk_url(story)).content.decode()
+    delete = f"/admin/live/livecoverage/entries/{entry.pk}/delete/"
+    assert f'<a class="button" href="{delete}">Delete</a>' in desk_page
+    response = client.get(delete)
+    page = response.content.decode()
+    assert response.status_code == 200 and "Still here." in page
+    assert "leaves their pages within seconds" in page and "Yes, delete it" in page
+    assert Entry.objects.exists()
     assert Entry.objects.exists()
 
 

@@ -29,6 +29,10 @@ def test_the_live_pages_and_the_desk_are_valid_html(story, editor, tmp_path):
         "entries oldest first": reader.get(f"/live/{story.pk}/?order=oldest").content,
         "desk": staff.get(f"/admin/live/livecoverage/{story.pk}/desk/").content,
     }
+    first = story.entries.earliest()
+    pages["deleting an entry"] = staff.get(
+        f"/admin/live/livecoverage/entries/{first.pk}/delete/"
+    ).content
     desk.end_coverage(story, editor)
     pages["ended story"] = reader.get(story.article.get_absolute_url()).content
     errors = nu_errors(pages, tmp_path)
