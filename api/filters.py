@@ -172,9 +172,14 @@ class ArticleCursor(CursorPagination):
         return ORDERINGS[view.filters["ordering"]]
 
     def get_page_size(self, request):
-        # DRF reads a page_size that is no number as the default one: a 400 instead.
+        # DRF reads a page_size that is no number as the default one, and one over the
+        # maximum as the maximum: a 400 for each, as docs/api.md says.
         size = whole_number(request.query_params, self.page_size_query_param)
-        return self.page_size if size is None else min(size, self.max_page_size)
+        if size is not None and size > self.max_page_size:
+            raise serializers.ValidationError(
+                {self.page_size_query_param: [f"At most {self.max_page_size}."]}
+            )
+        return self.page_size if size is None else size
 
     def get_schema_operation_parameters(self, view):
         cursor, size = super().get_schema_operation_parameters(view)
@@ -186,10 +191,9 @@ class ArticleCursor(CursorPagination):
         # tests/api/schemathesis_hooks.py); any other tool reads it as a plain string.
         cursor["schema"].update(format="cursor", minLength=1)
         size["description"] = (
-            f"Articles a page: {self.page_size} by default, at most {self.max_page_size} "
-            f"(a larger number is read as {self.max_page_size})."
+            f"Articles a page: {self.page_size} by default, at most {self.max_page_size}."
         )
-        size["schema"].update(minimum=1, default=self.page_size)
+        size["schema"].update(minimum=1, maximum=self.max_page_size, default=self.page_size)
         return [cursor, size]
 
     def encode_cursor(self, cursor):
@@ -201,6 +205,8 @@ class ArticleCursor(CursorPagination):
             tokens["r"] = "1"
         if cursor.position is not None:
             tokens["p"] = cursor.position
+        # Its ordering: a position in one order is no position in another.
+        tokens["s"] = self.ordering_name
         signed = cursors.sign(urlencode(tokens))
         return replace_query_param(self.base_url, self.cursor_query_param, signed)
 
@@ -214,6 +220,9 @@ class ArticleCursor(CursorPagination):
             tokens = parse_qs(cursors.unsign(encoded), keep_blank_values=True)
         except cursors.BadCursor:
             raise NotFound(self.invalid_cursor_message) from None
+        # Cursors made before they named their ordering have none.
+        if tokens.get("s", [self.ordering_name])[0] != self.ordering_name:
+            raise NotFound(self.invalid_cursor_message)
         offset = min(int(tokens.get("o", ["0"])[0]), self.offset_cutoff)
         reverse = tokens.get("r", ["0"])[0] == "1"
         return Cursor(offset=offset, reverse=reverse, position=tokens.get("p", [None])[0])
@@ -223,6 +232,7 @@ class ArticleCursor(CursorPagination):
         of ``cursor``: a 400 naming it. So is a signed one whose position the ordering's
         field refuses, which only someone holding the key could make (a ValidationError
         of the model field; a forged ``p=x`` was a 500 before cursors were signed)."""
+        self.ordering_name = view.filters["ordering"]
         try:
             return super().paginate_queryset(queryset, request, view)
         except (NotFound, DjangoValidationError, ValueError, TypeError, OverflowError) as error:

@@ -286,9 +286,11 @@ def test_a_new_publication_does_not_shift_the_next_page(api):
     assert slugs(api.json(first["next"])) == ["story-1", "story-0"]
 
 
-def test_page_size_is_capped(api):
+def test_a_page_size_over_100_is_a_400_naming_it(api):
     ArticleFactory.create_batch(3)
-    assert len(api.json("/api/v1/articles/?page_size=100000")["results"]) == 3
+    assert len(api.json("/api/v1/articles/?page_size=100")["results"]) == 3
+    answer = api.get("/api/v1/articles/", {"page_size": "101"})
+    assert (answer.status_code, answer.json()) == (400, {"page_size": ["At most 100."]})
 
 
 def test_tags_list_counts_published_articles(api):

@@ -94,3 +94,14 @@ def test_a_cursor_this_api_did_not_make_is_a_400_for_a_token_too(api, articles, 
     cursor = bad(second_page_cursor(api, LISTS[0], **token))
     url = f"{LISTS[0]}&{urlencode({'cursor': cursor})}"
     assert api.json(url, status=400, **token) == INVALID
+
+
+def test_a_cursor_of_one_ordering_is_refused_in_another(api):
+    ArticleFactory.create_batch(3)
+    following = api.json("/api/v1/articles/?page_size=1&ordering=published")["next"]
+    cursor = parse_qs(urlsplit(following).query)["cursor"][0]
+    assert api.get(following).status_code == 200
+    other = api.get(
+        "/api/v1/articles/", {"page_size": 1, "ordering": "-published", "cursor": cursor}
+    )
+    assert (other.status_code, other.json()) == (400, INVALID)
