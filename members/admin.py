@@ -110,7 +110,8 @@ class ModerationAdmin(admin.ModelAdmin):
 @admin.register(CommentSettings)
 class CommentSettingsAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
-        return not CommentSettings.objects.exists()
+        # The permission first: the admin's menu asks for every user who sees Members.
+        return super().has_add_permission(request) and not CommentSettings.objects.exists()
 
     def has_delete_permission(self, request, obj=None):
         return False
