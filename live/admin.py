@@ -184,19 +184,23 @@ class LiveCoverageAdmin(admin.ModelAdmin):
             else:
                 messages.success(request, "The entry is changed.")
                 return redirect(self.desk_url(LiveCoverage(pk=entry.coverage_id)))
-        # Read again: a failed form leaves the instance with the typed values.
+        context = self.entry_page(request, entry, "Change an entry", form=form)
+        status = 400 if form.is_bound else 200
+        return TemplateResponse(request, "admin/live/edit_entry.html", context, status=status)
+
+    def entry_page(self, request, entry, title, **context):
+        """What a page about one entry shows: its story (read again: a failed form
+        leaves the instance with the typed values) and the admin's own context."""
         coverage = LiveCoverage.objects.select_related("article").get(pk=entry.coverage_id)
-        context = {
+        return {
             **self.admin_site.each_context(request),
-            "title": "Change an entry",
+            "title": title,
             "opts": self.opts,
             "coverage": coverage,
             "article": coverage.article,
-            "form": form,
             "entry": entry,
+            **context,
         }
-        status = 400 if form.is_bound else 200
-        return TemplateResponse(request, "admin/live/edit_entry.html", context, status=status)
 
     def entry_action(self, request, entry, action, done):
         entry = self.entry_or_404(request, entry)
@@ -224,15 +228,7 @@ class LiveCoverageAdmin(admin.ModelAdmin):
         entry = self.entry_or_404(request, entry)
         if not desk.can_change(request.user, entry):
             raise PermissionDenied
-        coverage = LiveCoverage.objects.select_related("article").get(pk=entry.coverage_id)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Delete this entry?",
-            "opts": self.opts,
-            "coverage": coverage,
-            "article": coverage.article,
-            "entry": entry,
-        }
+        context = self.entry_page(request, entry, "Delete this entry?")
         return TemplateResponse(request, "admin/live/delete_entry.html", context)
 
     @method_decorator(require_POST)
