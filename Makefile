@@ -54,10 +54,9 @@ run: $(VENV)/.installed
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # The production configuration on this machine: gunicorn, hashed and compressed static
-# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them,
-# SQLite and each process's own memory as the cache, the processes sharing their purges
-# through the machine's purge log (pagecache/purgelog.py). ACCESS_LOG=- logs each request
-# to stdout (a reverse proxy in front usually logs them already). SITE_URL names the
+# files, DEBUG off. DATABASE_URL and CACHE_URL pick PostgreSQL and Redis; without them
+# (a local trial only), SQLite and a cache folder the machine's processes share.
+# ACCESS_LOG=- logs each request to stdout (a reverse proxy in front usually logs them). SITE_URL names the
 # site's public address; without it, a local trial at http://SERVE_BIND (LOCAL_TRIAL).
 # make serve VARNISH=1: Varnish (deploy/varnish/skillo.vcl) on SERVE_BIND in front of
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);

@@ -29,3 +29,16 @@ def time_limit(seconds):
         return function
 
     return declare
+
+
+def retries(attempts, first, longest):
+    """A task's own retries in place of the settings' (SKILLO_TASK_MAX_ATTEMPTS tries,
+    SKILLO_TASK_RETRY_DELAY doubled up to an hour), for work that must land soon after the
+    server it reaches is back, however long that was down (a purge: until it lands,
+    readers are served what an editor changed or withdrew); under ``@task``."""
+
+    def declare(function):
+        function.retries = (attempts, first, longest)
+        return function
+
+    return declare

@@ -6,7 +6,8 @@ of the change that causes it: a save that rolls back queues nothing, one that co
 cannot lose its task. What django-tasks-db's own ``db_worker`` leaves out is here:
 
 - a task that raises is tried again after 1, 2, 4, 8... times SKILLO_TASK_RETRY_DELAY,
-  up to SKILLO_TASK_MAX_ATTEMPTS tries, then ends as failed with its error;
+  up to SKILLO_TASK_MAX_ATTEMPTS tries (or as the task's own: background.limits.retries),
+  then ends as failed with its error;
 - a task that runs longer than its time limit (SKILLO_TASK_TIME_LIMIT, or its own:
   background.limits.time_limit) is stopped, and tried again or failed as above. SIGALRM
   raises TimeLimitExceeded in it: that ends Python code, sleeps and the waits of sockets,
@@ -136,9 +137,14 @@ def done_level(path):
     return logging.DEBUG if path in schedule.periodic_task_paths() else logging.INFO
 
 
-def retry_delay(attempt):
-    """Seconds to wait after the ``attempt``-th try failed."""
-    return backoff(settings.SKILLO_TASK_RETRY_DELAY, attempt, 3600)
+def retry_rule(row):
+    """(tries, first wait, longest wait) of the task: its own (limits.retries), else the
+    settings'."""
+    default = (settings.SKILLO_TASK_MAX_ATTEMPTS, settings.SKILLO_TASK_RETRY_DELAY, 3600)
+    try:
+        return getattr(row.task.func, "retries", default)
+    except Exception:  # The task cannot be loaded: it fails, saying so.
+        return default
 
 
 class Worker:
@@ -380,7 +386,8 @@ class Worker:
 
     def retry_or_fail(self, row, error, delay=None):
         attempts = len(row.worker_ids)
-        if isinstance(error, ABANDONED) or attempts >= settings.SKILLO_TASK_MAX_ATTEMPTS:
+        most, first, longest = retry_rule(row)
+        if isinstance(error, ABANDONED) or attempts >= most:
             row.set_failed(error)
             TASKS.labels(row.task_path, "failed").inc()
             logger.error(
@@ -388,7 +395,7 @@ class Worker:
                 self.worker_id, row.id, row.task_path, attempts, error,
             )  # fmt: skip
             return
-        wait = retry_delay(attempts) if delay is None else delay
+        wait = backoff(first, attempts, longest) if delay is None else delay
         row.status = TaskResultStatus.READY
         row.run_after = timezone.now() + timedelta(seconds=wait)
         row.exception_class_path = f"{type(error).__module__}.{type(error).__qualname__}"

@@ -216,7 +216,7 @@ def bench(url, folder, followers, instances):
     global PORT
     PORT = free_port()
     env = django_env(
-        url, folder / "static", PAGE_CACHE_PURGE_LOG="off", ALLOW_PRIVATE_ADDRESSES="true",
+        url, folder / "static", CACHE_URL="locmem://", ALLOW_PRIVATE_ADDRESSES="true",
         TASK_LEASE="5", FEDIVERSE_RATE_PER_MINUTE="100000",
     )  # fmt: skip
     server = Gunicorn({**env, "PAGE_CACHE": "1"}, folder / "gunicorn.log", workers=2)

@@ -6,7 +6,7 @@ entry every 10 s.
     .venv/bin/python bench/live.py --readers 500 --entries 20   # a shorter run
 
 A fresh SQLite site with the demo content (bench.settings: production settings over plain
-http, the page cache on, its purges shared through the purge log), gunicorn with 5
+http, the page cache on, in a folder the processes share), gunicorn with 5
 workers (2 x cores + 1, as `make serve` starts it) and a task worker, behind varnishd with
 deploy/varnish/skillo.vcl, purges going to it. Each simulated reader is one keep-alive
 connection to Varnish asking the story's updates as live/static/live/live.js does: the
@@ -398,7 +398,7 @@ def main():
             env.update(
                 VARNISH_PURGE_URLS=varnish.base_url,
                 TRUSTED_PROXY_COUNT="1",
-                PAGE_CACHE_PURGE_LOG=str(work / "purges.log"),
+                CACHE_URL=f"file://{work / 'cache'}",
             )
             stack.enter_context(varnish)
             stack.enter_context(app)

@@ -153,7 +153,7 @@ def send(env, folder, label, workers, subscribers, server=None, path=None, kill_
 
 def bench(url, folder, subscribers, kills_only=False):
     env = django_env(
-        url, folder / "static", PAGE_CACHE_PURGE_LOG="off",
+        url, folder / "static", CACHE_URL="locmem://",
         EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend", TASK_LEASE="5",
     )  # fmt: skip
     manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)

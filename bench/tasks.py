@@ -156,7 +156,7 @@ def pages_under_load(env, folder, tasks, workers=4, seconds=10):
 
 
 def bench(database_url, tasks, crash_tasks, folder, pages=False):
-    env = django_env(database_url, folder / "static", PAGE_CACHE_PURGE_LOG="off")
+    env = django_env(database_url, folder / "static", CACHE_URL="locmem://")
     manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
     runs = [
         throughput(env, kind, tasks, workers) for kind in ("noop", "write") for workers in (1, 4)
@@ -169,7 +169,7 @@ def bench(database_url, tasks, crash_tasks, folder, pages=False):
 
 def run(url, options, folder):
     if options.only_pages:
-        env = django_env(url, folder / "static", PAGE_CACHE_PURGE_LOG="off")
+        env = django_env(url, folder / "static", CACHE_URL="locmem://")
         manage(env, "migrate", "--noinput", "--verbosity", "0", timeout=600)
         return {"article_page": pages_under_load(env, folder, options.tasks)}
     return bench(url, options.tasks, options.crash_tasks, folder, pages=options.pages)

@@ -54,8 +54,7 @@ def _published_counts():
     articles the public cannot see (drafts, articles in review, scheduled ones), which
     are few and found by the index on status. Counting only the published articles'
     taggings joined each of them to its article, several times slower on either
-    database. Every app process counts again after each publication when the cache is
-    its own memory (make serve).
+    database.
     """
 
     def by_tag(taggings):

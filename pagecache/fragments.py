@@ -15,7 +15,7 @@ import time
 from . import release
 from .dependencies import SCHEDULE
 from .purges import BUSY, PURGED, SCHEDULE_KEY, publish_if_due
-from .store import cache_call, catch_up, tokens_to_store
+from .store import cache_call, tokens_to_store
 
 # How long a fragment is kept at most (pages: PAGE_CACHE_TIMEOUT): a release's fragments
 # do not outlive it in a shared cache.
@@ -31,7 +31,6 @@ def kept(names, build):
     kept, unless a dependency changed while it was built (``tokens_to_store``).
     """
     started = time.time()
-    catch_up()
     keys = {name: release.key(f"fragment:{name}") for name in names}
     ok, found = cache_call("get_many", [*keys.values(), SCHEDULE_KEY])
     if ok:

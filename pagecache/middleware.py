@@ -31,8 +31,8 @@ from metrics.registry import PAGE_CACHE
 from . import release
 from .dependencies import SCHEDULE, page_dependencies, view_attribute
 from .encoding import accepted_encoding, compress, compressed_copies, compressible, use_copy
-from .purges import NEVER, SCHEDULE_KEY, apply_pending_purges_if_due, publish_due
-from .store import cache_call, catch_up, tokens_to_store
+from .purges import NEVER, SCHEDULE_KEY, publish_due
+from .store import cache_call, tokens_to_store
 from .varnish import announce_release, release_key
 
 # Query parameters that change a cached page; any other (utm_source=...) is ignored, so
@@ -211,8 +211,6 @@ class PageCacheMiddleware:
     def lookup(key):
         """The stored page (or None) and the next scheduled publication (None when
         the cache must not be used for this request)."""
-        apply_pending_purges_if_due()
-        catch_up()
         ok, found = cache_call("get_many", [key, SCHEDULE_KEY])
         if not ok:
             return None, None

@@ -1,25 +1,28 @@
-"""Purges: sent to the cache, kept in the database while it is down, and the schedule.
+"""Purges: sent to the cache, left to a task while it is down, and the schedule.
 
 The app whose content is cached decides *what* to purge (pagecache knows no model of
-it); this module makes sure a purge lands: at once, or, when the cache is down, from
-the ``PendingPurge`` table as soon as it answers again. The app may also register a
+it); this module makes sure a purge lands: at once, or, when the cache is down, from a
+task (``purge_cache``) tried again until it answers. The app may also register a
 *schedule*: content that becomes public by itself at a known time (a scheduled
 article). The cache keeps the next such time; the first request after it purges what
 came due.
 """
 
-import time
+import logging
 from datetime import UTC, datetime
 
 from django.db import DatabaseError
 from django.dispatch import Signal
+from django.tasks import task
 
+from background.limits import retries
 from metrics.registry import PURGED_KEYS
 
 from . import varnish
 from .dependencies import SCHEDULE
-from .models import PendingPurge
-from .store import _state, _state_lock, bump, cache_call, new_token, share
+from .store import bump, cache_call, new_token, share
+
+logger = logging.getLogger(__name__)
 
 # Sent after keys were purged, with ``keys``: a receiver may purge more that follows
 # from them (the site header's topics after a topic count changed).
@@ -29,9 +32,6 @@ purged = Signal()
 SCHEDULE_KEY = "schedule:due"
 NEVER = float("inf")
 LOCK_KEY = "schedule:lock"
-# How often each process looks for purges that could not reach the cache.
-PENDING_CHECK_INTERVAL = 1.0
-PENDING_CHECK_AFTER_DB_ERROR = 30.0
 
 
 class Schedule:
@@ -54,7 +54,7 @@ def register_schedule(schedule):
 
 
 def purge(keys, hard=False):
-    """Make every page built from ``keys`` stale; kept for later if the cache is down.
+    """Make every page built from ``keys`` stale; left to a task if the cache is down.
 
     Then, once the transaction commits, the same keys are purged in each Varnish in
     front (pagecache.varnish): after this cache, so that what Varnish fetches anew is
@@ -64,11 +64,33 @@ def purge(keys, hard=False):
     if not keys:
         return
     PURGED_KEYS.inc(len(keys))
-    if not bump(keys):
-        PendingPurge.objects.create(keys="\n".join(sorted(keys)))
+    if bump(keys):
+        purged.send(sender=None, keys=frozenset(keys))
     else:
-        purged.send(sender=PendingPurge, keys=frozenset(keys))
+        try:
+            purge_cache.enqueue(sorted(keys))
+        except DatabaseError as error:
+            logger.error("Could not queue a purge of the cache (%s): it is lost.", error)
     varnish.purge(keys, hard=hard)
+
+
+class CacheDown(Exception):
+    """The cache did not take a purge: the task raises it to be tried again."""
+
+
+# Urgent, as Varnish's: until it lands, pages built before the change may be served from
+# the cache by any app server that reaches it; tried as Varnish's are. One try per run:
+# the urgent queue's sign-in mail must not wait on a cache that is down.
+@task(queue_name="urgent")
+@retries(*varnish.PURGE_RETRIES)
+def purge_cache(keys):
+    """Send a purge the cache missed (it was down)."""
+    if not bump(keys):
+        raise CacheDown("the cache did not take the purge")
+    purged.send(sender=None, keys=frozenset(keys))
+    # Varnish had these at once, but may have fetched a page from this cache again
+    # before the purge landed here: once more.
+    varnish.purge(keys)
 
 
 def purge_everything():
@@ -76,41 +98,6 @@ def purge_everything():
     remembered count depends on the schedule."""
     purge({SCHEDULE()})
     store_next_due()
-
-
-def apply_pending_purges():
-    """Send the purges the cache missed; False if the database could not be asked."""
-    try:
-        pending = list(PendingPurge.objects.order_by("pk")[:100])
-        if not pending:
-            return True
-        keys = {key for purge in pending for key in purge.keys.split()}
-        if bump(keys):
-            purged.send(sender=PendingPurge, keys=frozenset(keys))
-            PendingPurge.objects.filter(pk__in=[purge.pk for purge in pending]).delete()
-            # Varnish had these at once, but may have fetched a page from this cache
-            # again before the purge landed here: once more, by the worker (a reader's
-            # request is running this).
-            varnish.purge_later(keys)
-    except DatabaseError:
-        return False
-    return True
-
-
-def apply_pending_purges_if_due():
-    """Now and then, and right after a cache error, re-send purges the cache missed."""
-    now = time.monotonic()
-    if not _state["failed_since_check"] and now < _state["next_pending_check"]:
-        return
-    if now < _state["down_until"]:
-        return
-    with _state_lock:
-        _state["next_pending_check"] = now + PENDING_CHECK_INTERVAL
-        _state["failed_since_check"] = False
-    if not apply_pending_purges():
-        # The database is down too: cached pages are all there is, so serve them
-        # without waiting on it every second.
-        _state["next_pending_check"] = now + PENDING_CHECK_AFTER_DB_ERROR
 
 
 def store_next_due():

@@ -38,7 +38,7 @@ from django.utils.functional import LazyObject, Promise
 # (pathlib's, in BASE_DIR, STATIC_ROOT, TEMPLATES...) count as "a path" whatever they
 # say; these are paths in plain strings.
 PRIVATE = re.compile(r"SECRET|PASSWORD|TOKEN|API_KEY|PRIVATE")
-LEFT_OUT = {"DATABASES", "CACHES", "SKILLO_RELEASE", "SKILLO_PURGE_LOG", "FILE_UPLOAD_TEMP_DIR"}
+LEFT_OUT = {"DATABASES", "CACHES", "SKILLO_RELEASE", "FILE_UPLOAD_TEMP_DIR"}
 # What of the project's folder is code, templates or static files.
 SUFFIXES = {
     ".py", ".html", ".txt", ".xml", ".json", ".css", ".js", ".svg", ".png", ".ico",

@@ -11,7 +11,7 @@ import time
 from . import release
 from .dependencies import SCHEDULE
 from .purges import BUSY, PURGED, SCHEDULE_KEY, publish_if_due
-from .store import cache_call, catch_up, tokens_to_store
+from .store import cache_call, tokens_to_store
 
 # How long a value is kept at most: a release's values do not outlive it in a shared
 # cache (each release keeps its own: pagecache.release).
@@ -28,7 +28,6 @@ def remember(key, deps, compute):
     # Of this release: a value worked out by other code is worked out again.
     key = release.key(key)
     started = time.time()
-    catch_up()
     ok, found = cache_call("get_many", [key, SCHEDULE_KEY, *deps])
     if ok:
         state = publish_if_due(found, started)

@@ -6,18 +6,11 @@ every app server sharing the cache sees it at once. The cache being down is neve
 error here: every call answers "not found" and pages are built afresh.
 """
 
-import functools
 import logging
-import threading
 import time
 import uuid
 
-from django.conf import settings
-from django.core.cache import cache, caches
-from django.core.cache.backends.locmem import LocMemCache
-from django.core.signals import setting_changed
-
-from .purgelog import PurgeLog, default_path
+from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +20,7 @@ RACE_MARGIN = 2.0
 # After a cache error, leave the cache alone this long: an outage must not slow pages.
 RETRY_AFTER_ERROR = 1.0
 
-_state = {"down_until": 0.0, "next_pending_check": 0.0, "failed_since_check": False}
-_state_lock = threading.Lock()
+_state = {"down_until": 0.0}
 
 
 def new_token():
@@ -51,72 +43,26 @@ def cache_call(method, *args, **kwargs):
         return True, getattr(cache, method)(*args, **kwargs)
     except Exception as error:  # Any backend, any failure: the page is served uncached.
         logger.warning("Page cache unavailable (%s): serving pages uncached.", error)
-        with _state_lock:
-            _state["down_until"] = time.monotonic() + RETRY_AFTER_ERROR
-            _state["failed_since_check"] = True
+        _state["down_until"] = time.monotonic() + RETRY_AFTER_ERROR
         return False, None
-
-
-_logs = {}
-
-
-@functools.cache
-def purge_log():
-    """The machine's shared purge log when the cache is this process's own memory (the
-    default), else None: a shared cache (Redis) carries purges by itself.
-
-    Worked out once per settings (it is looked up before every read of the cache)."""
-    if not isinstance(caches["default"], LocMemCache) or settings.SKILLO_PURGE_LOG == "off":
-        return None
-    path = settings.SKILLO_PURGE_LOG or default_path()
-    if path not in _logs:
-        _logs[path] = PurgeLog(
-            path,
-            apply_purge=lambda token, keys: cache.set_many(dict.fromkeys(keys, token), None),
-            apply_value=lambda key, value: cache.set(key, value, None),
-            forget_all=cache.clear,
-        )
-    return _logs[path]
-
-
-def _settings_changed(**kwargs):
-    # A test's override_settings of CACHES, DATABASES or the log's path.
-    purge_log.cache_clear()
-
-
-setting_changed.connect(_settings_changed)
-
-
-def catch_up():
-    """Apply the purges other processes of this machine made (see pagecache.purgelog)."""
-    log = purge_log()
-    if log is not None:
-        log.catch_up()
 
 
 def bump(keys):
     """Give ``keys`` new tokens: everything built from them is stale from now on, in
     every process.
 
-    Returns False when the cache could not be reached (pagecache.purges then keeps the
-    purge in the database until it is back).
+    Returns False when the cache could not be reached (pagecache.purges then leaves the
+    purge to a task until it is back).
     """
     if not keys:
         return True
-    token = new_token()
-    ok, _ = cache_call("set_many", dict.fromkeys(keys, token), timeout=None)
-    log = purge_log()
-    if ok and log is not None:
-        log.purge(token, keys)
+    ok, _ = cache_call("set_many", dict.fromkeys(keys, new_token()), timeout=None)
     return ok
 
 
 def share(key, value):
     """Set a small value (JSON) that every process must see alike."""
     cache_call("set", key, value, timeout=None)
-    log = purge_log()
-    if log is not None:
-        log.share(key, value)
 
 
 def tokens_to_store(deps, started):

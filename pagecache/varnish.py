@@ -14,7 +14,7 @@ and the next reader waits for the app's answer, a 404 or the page without it.
 
 A Varnish that does not answer within ``VARNISH_PURGE_TIMEOUT`` (about a second), or
 refuses, gets its purge from a background task (``purge_varnish``), which the worker
-tries again with back-off (background.worker) until it lands. Nobody waits on it.
+tries again with back-off (``PURGE_RETRIES``) until it lands. Nobody waits on it.
 """
 
 import http.client
@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.tasks import task
 
+from background.limits import retries
 from metrics.registry import VARNISH_PURGES
 
 from . import release
@@ -40,6 +41,13 @@ HARD_HEADER = "xkey-hard"
 # Varnish refuses a request header longer than 8 KB (its http_req_hdr_len): a purge of
 # more keys than fit goes in several requests (a bulk change; one edit needs one).
 MAX_HEADER_LENGTH = 6000
+
+
+# A purge a Varnish (or this site's cache: pagecache.purges) missed is tried again after
+# 1, 2, 4... seconds, then every minute for about a day (tries, first wait, longest): a
+# page outlives an outage only as long as its purge is late, and a page kept an hour
+# (Surrogate-Control) outlives a shorter one unless its purge still lands.
+PURGE_RETRIES = (1450, 1.0, 60.0)
 
 
 class PurgeNotTaken(Exception):
@@ -99,6 +107,7 @@ def retry_later(url, keys, hard):
 # Urgent: readers keep seeing what an editor withdrew or changed until it lands, and it
 # must not wait behind the default queue's bulk and untrusted work.
 @task(queue_name="urgent")
+@retries(*PURGE_RETRIES)
 def purge_varnish(url, keys, hard=False):
     """Send a purge a Varnish missed; raises (and is tried again) until it lands. Safe to
     run twice: a purge of pages already gone purges nothing. A Varnish no longer in

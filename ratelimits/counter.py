@@ -5,7 +5,7 @@ windows of the clock (a minute: from :00 to :59, the same for every process), an
 count is kept where every process sees it:
 
 - in the default cache when it is Redis (CACHE_URL): Redis's INCR, atomic;
-- otherwise in the database (the default cache is then each process's own memory):
+- otherwise in the database (a cache folder or memory cannot count atomically):
   one statement a hit, which inserts the window's row or adds one to it and answers
   the new count (INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING; SQLite 3.35 and
   PostgreSQL), so two processes counting at once never read the same count.

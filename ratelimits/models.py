@@ -3,7 +3,7 @@ from django.db import models
 
 class Window(models.Model):
     """The hits one key has had in one window of time, kept in the database when the
-    default cache is each process's own memory (ratelimits.counter)."""
+    cache is not Redis (ratelimits.counter)."""
 
     key = models.CharField(
         max_length=200, help_text="The limit's window length in seconds, then what it counts."

@@ -19,7 +19,6 @@ reads the primary (docs/scaling.md, "Read replicas").
 
 import contextlib
 import contextvars
-import fcntl
 import logging
 import random
 import time
@@ -31,7 +30,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from pagecache.dependencies import view_attribute
 from pagecache.middleware import is_anonymous_request
 from pagecache.purges import purged
-from pagecache.store import cache_call, catch_up, purge_log, share
+from pagecache.store import cache_call, share
 
 logger = logging.getLogger(__name__)
 
@@ -69,17 +68,7 @@ def position(alias, function):
 @contextlib.contextmanager
 def one_recorder():
     """One process at a time records a position, so that a later one is never overwritten
-    by an earlier one: across one machine's processes by a lock file beside the purge log
-    (the default cache is each process's own), across machines by the shared cache."""
-    log = purge_log()
-    if log is not None:
-        with open(log.path.with_name(log.path.name + ".replicas"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-        return
+    by an earlier one, across machines by the shared cache."""
     # A holder that died lets go after LOCK_SECONDS; then it is taken over.
     deadline = time.monotonic() + LOCK_SECONDS
     while True:
@@ -108,7 +97,6 @@ def record_position(**kwargs):
 def store_position():
     written = position(DEFAULT_DB_ALIAS, "pg_current_wal_insert_lsn")
     with one_recorder():
-        catch_up()
         ok, known = cache_call("get", POSITION_KEY)
         if ok and (known is None or known < written):
             share(POSITION_KEY, written)
@@ -120,7 +108,6 @@ purged.connect(record_position, dispatch_uid="skillo.replicas")
 def position_to_reach():
     """The position a replica must have replayed, or None if it cannot be known (the
     cache is down: every read goes to the primary)."""
-    catch_up()
     ok, needed = cache_call("get", POSITION_KEY)
     if not ok:
         return None

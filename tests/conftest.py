@@ -416,6 +416,7 @@ def collect_production_static(root):
         "SECRET_KEY": "collectstatic-only-" + "k" * 50,
         "ALLOWED_HOSTS": "127.0.0.1",
         "SITE_URL": "https://news.example",
+        "CACHE_URL": "dummy://",
         # Collecting needs no database; none is opened.
         "DATABASE_URL": f"sqlite:///{partial / 'unused.sqlite3'}",
         "STATIC_ROOT": str(partial / "static"),

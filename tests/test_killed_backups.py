@@ -96,7 +96,7 @@ def environment(site):
         "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
         "DATABASE_URL": f"sqlite:///{site / 'db.sqlite3'}",
         "MEDIA_ROOT": str(site / "media"),
-        "PAGE_CACHE_PURGE_LOG": "off",
+        "CACHE_URL": "locmem://",
     }
     environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return environ

@@ -2,8 +2,8 @@
 and so is a change made by a management command.
 
 Real processes (gunicorn, one worker each) on 127.0.0.1 and a shared SQLite database,
-once sharing a real redis-server, once with the default cache (each process's own
-memory, purges shared through the machine's purge log); an editor unpublishes and
+once sharing a real redis-server, once with the default cache (a folder the
+machine's processes share); an editor unpublishes and
 republishes through the admin of server A while a reader reads through server B.
 """
 

@@ -1,5 +1,5 @@
-"""Rate limits on the production stack: gunicorn with three worker processes, the default
-cache (each process's own memory) and a SQLite file. A client over a limit is refused
+"""Rate limits on the production stack: gunicorn with three worker processes, a cache
+folder they share (a local trial's) and a SQLite file. A client over a limit is refused
 by every process alike: the limit is counted once for the site, not once per process
 (before, 100 requests from one address let through up to three times the limit).
 
@@ -55,7 +55,7 @@ def site(tmp_path_factory, demo_site):
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "STATIC_ROOT": str(folder / "static"),
-        "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
+        "CACHE_URL": f"file://{folder / 'cache'}",
         # Every API request reaches the API's limit (none answered from the page cache).
         "PAGE_CACHE": "off",
         "API_ANON_RATE": f"{LIMIT}/min",
@@ -64,7 +64,6 @@ def site(tmp_path_factory, demo_site):
         "READERSHIP_BUFFER_SIZE": "1",
         "TRUSTED_PROXY_COUNT": "1",
     }
-    env.pop("CACHE_URL", None)
     shutil.copy(demo_site / "migrated.sqlite3", folder / "db.sqlite3")
     app = AppServer(env, folder, workers=WORKERS).start()
     yield app, folder
@@ -130,8 +129,8 @@ def manage(folder, *args):
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "skillo.settings.development",
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "CACHE_URL": f"file://{folder / 'cache'}",
     }
-    env.pop("CACHE_URL", None)
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
     )

@@ -1,7 +1,7 @@
 """The rate limits' counter (ratelimits.counter): hits counted in fixed windows, once for
-the whole site. With the default cache (each process's own memory) they are counted in
-the database, on SQLite and on PostgreSQL; with Redis as the cache, in Redis, and in the
-database while Redis is down. The limits
+the whole site. With any cache but Redis (a folder, one process's memory) they are
+counted in the database, on SQLite and on PostgreSQL; with Redis as the cache, in Redis,
+and in the database while Redis is down. The limits
 themselves (the API's, the fediverse inboxes', the readership beacons') are tested with
 their apps, and on three gunicorn processes in tests/test_ratelimit_servers.py."""
 

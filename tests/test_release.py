@@ -173,7 +173,7 @@ def release_of(checkout, **settings):
         "DATABASE_URL": f"sqlite:///{checkout / 'db.sqlite3'}",
         "STATIC_ROOT": str(checkout / "staticfiles"),
         "MEDIA_ROOT": str(checkout.parent / "media"),
-        "PAGE_CACHE_PURGE_LOG": str(checkout.parent / "purges.log"),
+        "CACHE_URL": "dummy://",
         **settings,
     }
     result = subprocess.run(

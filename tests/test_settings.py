@@ -39,6 +39,8 @@ GOOD = {
     "SECRET_KEY": secrets.token_urlsafe(60),
     "ALLOWED_HOSTS": "news.example",
     "SITE_URL": "https://news.example",
+    # Shared by every app server in the sense that matters: no server keeps a page.
+    "CACHE_URL": "dummy://",
 }
 
 
@@ -53,6 +55,24 @@ def test_production_refuses_to_start_without_real_settings(tmp_path, env, messag
     result = run("import django; django.setup()", tmp_path, **env)
     assert result.returncode != 0
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("cache_url", [None, "locmem://", "file:///tmp/skillo-cache"])
+def test_production_refuses_a_cache_of_one_server_of_its_own(tmp_path, cache_url):
+    """Each app server would serve the pages it kept after another one purged them."""
+    result = manage(tmp_path, ["check"], **GOOD | {"CACHE_URL": cache_url})
+    assert result.returncode == 1
+    assert "Set CACHE_URL to the Redis every app server shares" in result.stderr
+
+
+def test_a_local_trial_keeps_its_cache_in_a_folder_every_process_of_the_machine_shares(
+    tmp_path,
+):
+    trial = GOOD | {"SITE_URL": "http://127.0.0.1:8000", "LOCAL_TRIAL": "true", "CACHE_URL": None}
+    code = "import django; django.setup(); from django.conf import settings; print(settings.CACHES)"
+    result = run(code, tmp_path, **trial)
+    assert result.returncode == 0, result.stderr
+    assert "FileBasedCache" in result.stdout
 
 
 DEPLOY_CHECKS = (

@@ -5,7 +5,9 @@ key and SQLite in the project folder (skillo.settings.development). Production
 (skillo.settings.production) builds on them and refuses to start without real values.
 """
 
+import hashlib
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -304,8 +306,9 @@ DATABASE_ROUTERS = ["skillo.replicas.ReplicaRouter"] if len(DATABASES) > 1 else 
 
 
 def cache_from_url(url):
-    """``locmem://`` (the default), ``redis://host:port/db`` or ``dummy://``."""
-    scheme = url.partition("://")[0]
+    """``file:///folder`` (the default: a folder per database in the temporary folder),
+    ``redis://host:port/db``, ``locmem://`` (one process's own) or ``dummy://``."""
+    scheme, _, location = url.partition("://")
     if scheme in {"redis", "rediss", "unix"}:
         # A short socket timeout so a Redis outage slows nothing down: the site then
         # serves pages uncached (the pagecache app) instead of waiting on it.
@@ -315,20 +318,38 @@ def cache_from_url(url):
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "skillo"),
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
+    if scheme == "file" and location.startswith("/"):
+        return {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": location,
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
     if scheme == "dummy":
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
     if scheme == "locmem":
-        return {
-            "BACKEND": "pagecache.backends.LocalMemoryCache",
-            "LOCATION": url.partition("://")[2] or "skillo",
-            "OPTIONS": {"MAX_ENTRIES": 5000},
-        }
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}
     raise ImproperlyConfigured(
-        f"CACHE_URL: unsupported cache {url!r} (use locmem://, redis:// or dummy://)"
+        f"CACHE_URL: unsupported cache {url!r} (use redis://host:6379/1, "
+        "file:///absolute/folder, locmem:// or dummy://)"
     )
 
 
-CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL") or "locmem://")}
+def machine_cache_url():
+    """The processes of one machine serving one database (make run's server and worker,
+    make serve's) share a cache in a folder, so that a purge one makes reaches the others;
+    several machines share Redis instead (CACHE_URL)."""
+    database = DATABASES["default"]
+    identity = "|".join(str(database.get(part, "")) for part in ("ENGINE", "NAME", "HOST", "PORT"))
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:16]
+    return f"file://{Path(tempfile.gettempdir()) / f'skillo-cache-{digest}'}"
+
+
+CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL") or machine_cache_url())}
+# What several app servers can share: every purge reaches every page kept.
+SHARED_CACHES = {
+    "django.core.cache.backends.redis.RedisCache",
+    "django.core.cache.backends.dummy.DummyCache",
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -408,10 +429,6 @@ STORAGES = {
 
 TAGGIT_CASE_INSENSITIVE = True
 
-# With the default cache (each process's own memory) purges reach the other processes of
-# this machine through a shared log file (pagecache.purgelog); by default one per
-# database in the temporary folder. "off" turns it off (one process only).
-SKILLO_PURGE_LOG = os.environ.get("PAGE_CACHE_PURGE_LOG", "")
 # The domain in the feeds' permanent ids (tag: URIs, RFC 4151): the site's own domain,
 # set once before the first publication and never changed, or readers see every
 # article again as new.

@@ -45,6 +45,14 @@ if problem := site_url_problem(SKILLO_SITE_URL, SKILLO_LOCAL_TRIAL):  # noqa: F4
         f"for a trial nobody else reaches)."
     )
 SKILLO_SITE_URL = SKILLO_SITE_URL.rstrip("/")
+if CACHES["default"]["BACKEND"] not in SHARED_CACHES and not SKILLO_LOCAL_TRIAL:  # noqa: F405
+    # Pages, fragments and their purges, rate limits and sign-in limits are kept in the
+    # cache: one app server's own would serve pages another had purged.
+    raise ImproperlyConfigured(
+        "Set CACHE_URL to the Redis every app server shares (redis://host:6379/1): pages, "
+        "their purges and the rate limits are kept there (LOCAL_TRIAL=true allows a cache "
+        "of this machine's own, for a trial nobody else reaches)."
+    )
 _site_host = urlsplit(SKILLO_SITE_URL).hostname
 # The feeds' permanent ids carry the site's host unless told otherwise; neither may
 # change after the first publication (news.identity's check). A local trial keeps the

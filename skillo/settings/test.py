@@ -8,9 +8,10 @@ from .development import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-# Each test run keeps its purge log to itself: another run on the same machine (with the
-# same in-memory database name) must not purge this one's pages.
-SKILLO_PURGE_LOG = os.path.join(tempfile.gettempdir(), f"skillo-test-purges-{os.getpid()}.log")
+# Each test process keeps its cache to itself, in memory: another run on the same machine
+# (with the same in-memory database name) must not share this one's pages. Tests of
+# several processes start servers with a cache they share (Redis, or a folder).
+CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL") or "locmem://")}  # noqa: F405
 
 # Uploaded images: a folder of this run's own (tests/conftest.py gives each test one of
 # its own inside it), and AVIF at its fastest speed (the bytes differ, not the behaviour).

@@ -33,7 +33,7 @@ def environment(folder, **settings):
         if name not in {
             "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "SITE_URL", "LOCAL_TRIAL",
             "ALLOWED_HOSTS", "CACHE_URL", "TASKS_URL", "DEBUG", "EMAIL_BACKEND",
-            "PAGE_CACHE_PURGE_LOG", "DJANGO_ALLOW_ASYNC_UNSAFE", "MAKEFLAGS", "MFLAGS",
+            "DJANGO_ALLOW_ASYNC_UNSAFE", "MAKEFLAGS", "MFLAGS",
             "MAKELEVEL", "MAKEOVERRIDES",
         }
     }  # fmt: skip
@@ -41,7 +41,7 @@ def environment(folder, **settings):
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "STATIC_ROOT": str(folder / "static"),
         "MEDIA_ROOT": str(folder / "media"),
-        "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
+        "CACHE_URL": f"file://{folder / 'cache'}",
         "WEB_CONCURRENCY": "1",
         **settings,
     }
@@ -122,6 +122,7 @@ def test_make_serve_for_a_public_site_without_a_secret_key_stops_saying_so(tmp_p
 def test_make_serve_stops_at_a_failed_migrate_without_starting_gunicorn(tmp_path, static):
     env = environment(
         tmp_path, SITE_URL="https://news.example.test", SECRET_KEY="k" * 60,
+        CACHE_URL="dummy://",
         DATABASE_URL=f"sqlite:///{tmp_path / 'no such folder' / 'db.sqlite3'}",
     )  # fmt: skip
     with make_serve(tmp_path, free_port(), env) as (process, log):

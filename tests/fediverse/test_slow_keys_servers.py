@@ -35,9 +35,8 @@ def app(tmp_path):
         "ALLOW_PRIVATE_ADDRESSES": "true",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "STATIC_ROOT": str(tmp_path / "static"),
-        "PAGE_CACHE_PURGE_LOG": str(tmp_path / "purges.log"),
+        "CACHE_URL": f"file://{tmp_path / 'cache'}",
     }
-    env.pop("CACHE_URL", None)
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
         capture_output=True,

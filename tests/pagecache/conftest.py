@@ -1,7 +1,6 @@
 """Fixtures of the page-cache tests: a cache backend (local memory, and a real
 redis-server), committed edits, a moving clock and an anonymous reader."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -25,15 +24,11 @@ def cache_backend(request, settings, monkeypatch):
         }
     from django.core.cache import cache
 
-    from pagecache import purges, store
+    from pagecache import store
 
     cache.clear()
-    # A cache error in an earlier test must not keep this one from using the cache, and
-    # the once-a-second look for missed purges (a query) must not land mid-test.
-    monkeypatch.setattr(purges, "PENDING_CHECK_INTERVAL", 3600)
-    store._state.update(
-        down_until=0.0, next_pending_check=time.monotonic() + 3600, failed_since_check=False
-    )
+    # A cache error in an earlier test must not keep this one from using the cache.
+    store._state.update(down_until=0.0)
     return request.param
 
 

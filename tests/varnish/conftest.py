@@ -42,9 +42,9 @@ def site(tmp_path_factory, varnishd, demo_site):
         # The demo's images: not in the checkout's media/.
         "MEDIA_ROOT": str(folder / "media"),
         "VARNISH_PURGE_URLS": f"http://127.0.0.1:{varnish_port}",
-        "PAGE_CACHE_PURGE_LOG": str(folder / "purges.log"),
+        "CACHE_URL": f"file://{folder / 'cache'}",
     }
-    for name in ("CACHE_URL", "SURROGATE_KEY_HEADERS", "VARNISH_MAX_AGE", "CDN_MAX_AGE"):
+    for name in ("SURROGATE_KEY_HEADERS", "VARNISH_MAX_AGE", "CDN_MAX_AGE"):
         env.pop(name, None)
     copy_demo_site(demo_site, folder / "db.sqlite3", folder / "media")
     subprocess.run(
