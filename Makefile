@@ -60,7 +60,8 @@ run: $(VENV)/.installed
 # site's public address; without it, a local trial at http://SERVE_BIND (LOCAL_TRIAL).
 # make serve VARNISH=1: Varnish (deploy/varnish/skillo.vcl) on SERVE_BIND in front of
 # gunicorn on VARNISH_BACKEND_BIND, the app purging it by key (VARNISH_PURGE_URLS);
-# Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front").
+# Ctrl-C stops both (deploy/varnish/serve.sh; docs/caching.md, "Varnish in front"). With
+# or without Varnish, serve.sh starts gunicorn again when its master dies.
 SERVE_BIND ?= 127.0.0.1:8000
 # Background task workers beside the app server, by queue (manage.py run_workers; more
 # can run on other machines sharing the database: docs/operations.md, "Background work").
@@ -103,9 +104,7 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	metrics=$$(mktemp -d); export PROMETHEUS_MULTIPROC_DIR="$$metrics"; \
 	$(PY) manage.py run_workers --workers $(TASK_WORKERS) & echo $$! > "$$run/workers.pid"; \
 	trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait; rm -rf "$$metrics" "$$run"' EXIT; \
-	if [ -n "$(VARNISH)" ]; then \
-	  deploy/varnish/serve.sh $(SERVE_BIND) $$bind "$${gunicorn[@]}"; \
-	else "$${gunicorn[@]}"; fi
+	deploy/varnish/serve.sh $(if $(VARNISH),$(SERVE_BIND),-) $$bind "$${gunicorn[@]}"
 
 # The code now in this checkout (after a git pull, say) put in service by the make serve
 # running from it (the same SERVE_BIND and environment), which keeps serving: its

@@ -66,3 +66,18 @@ class Cluster:
             capture_output=True,
         )
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Replica(Cluster):
+    """A streaming replica of ``primary``: its base backup, following it."""
+
+    def __init__(self, primary):
+        super().__init__()
+        self.primary = primary
+
+    def create(self):
+        self.run(
+            self.bin / "pg_basebackup", "-h", "127.0.0.1", "-p", str(self.primary.port),
+            "-U", "postgres", "-D", self.data, "-R", "-X", "stream", "--checkpoint=fast",
+        )  # fmt: skip
+        self.start()

@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .conftest import SHARED_SLUG
-from .postgres_server import Cluster, postgres_bin
+from .postgres_server import Cluster, Replica, postgres_bin
 from .redis_server import RedisServer
 from .test_admin import form_data
 from .test_outage import SEED, Server
@@ -97,21 +97,6 @@ def live(test):
         postgres_bin() is None or not shutil.which("redis-server"),
         reason="needs PostgreSQL's initdb and pg_basebackup, and redis-server",
     )(test)
-
-
-class Replica(Cluster):
-    """A streaming replica of ``primary``: its base backup, following it."""
-
-    def __init__(self, primary):
-        super().__init__()
-        self.primary = primary
-
-    def create(self):
-        self.run(
-            self.bin / "pg_basebackup", "-h", "127.0.0.1", "-p", str(self.primary.port),
-            "-U", "postgres", "-D", self.data, "-R", "-X", "stream", "--checkpoint=fast",
-        )  # fmt: skip
-        self.start()
 
 
 class AppServer(Server):

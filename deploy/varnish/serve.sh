@@ -18,6 +18,8 @@
 # terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
 # what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
 #
+# LISTEN "-" runs no Varnish: the app server alone, watched as below (`make serve`).
+#
 # Both are watched, not trusted to stay up: when the app server exits or crashes, Varnish
 # keeps serving what it has (grace); when varnishd does, the app server keeps running.
 # Either is started again, after 1 s, or after a delay that doubles (to 60 s at most)
@@ -29,32 +31,36 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 work=${VARNISH_WORKDIR:-$PWD/.varnish}
 varnishd=$(command -v varnishd || echo /usr/sbin/varnishd)
-if [ ! -x "$varnishd" ]; then
+with_varnish=1
+[ "$listen" = - ] && with_varnish=
+if [ -n "$with_varnish" ] && [ ! -x "$varnishd" ]; then
   echo "varnishd not found: apt-get install -y varnish varnish-modules (or make varnish)" >&2
   exit 1
 fi
-mkdir -p "$work" || exit 1
-# One backend per app server of VARNISH_BACKENDS, each probed and in the director.
-IFS=, read -ra servers <<< "${VARNISH_BACKENDS:-$backend}"
-probe=
-[ "${#servers[@]}" -gt 1 ] && probe='    .probe = skillo_alive;\n'
-{
-  echo "# Written by deploy/varnish/serve.sh for this run."
-  [ -n "$probe" ] && echo 'include "probe.vcl";'
-  n=0
-  for server in "${servers[@]}"; do
-    n=$((n + 1))
-    printf 'backend app_%s {\n    .host = "%s";\n    .port = "%s";\n' "$n" "${server%:*}" "${server##*:}"
-    printf "    .connect_timeout = 2s;\n    .first_byte_timeout = 60s;\n$probe}\n"
-  done
-  echo "sub vcl_init {"
-  for i in $(seq "$n"); do echo "    app.add_backend(app_$i);"; done
-  echo "}"
-  printf 'acl purgers {\n    "127.0.0.1";\n    "::1";\n}\n'
-} > "$work/backend.vcl" || exit 1
-listeners=(-a "http=$listen")
-if [ -n "${VARNISH_TLS_BIND:-}" ]; then
-  listeners+=(-a "https=$VARNISH_TLS_BIND,PROXY")
+if [ -n "$with_varnish" ]; then
+  mkdir -p "$work" || exit 1
+  # One backend per app server of VARNISH_BACKENDS, each probed and in the director.
+  IFS=, read -ra servers <<< "${VARNISH_BACKENDS:-$backend}"
+  probe=
+  [ "${#servers[@]}" -gt 1 ] && probe='    .probe = skillo_alive;\n'
+  {
+    echo "# Written by deploy/varnish/serve.sh for this run."
+    [ -n "$probe" ] && echo 'include "probe.vcl";'
+    n=0
+    for server in "${servers[@]}"; do
+      n=$((n + 1))
+      printf 'backend app_%s {\n    .host = "%s";\n    .port = "%s";\n' "$n" "${server%:*}" "${server##*:}"
+      printf "    .connect_timeout = 2s;\n    .first_byte_timeout = 60s;\n$probe}\n"
+    done
+    echo "sub vcl_init {"
+    for i in $(seq "$n"); do echo "    app.add_backend(app_$i);"; done
+    echo "}"
+    printf 'acl purgers {\n    "127.0.0.1";\n    "::1";\n}\n'
+  } > "$work/backend.vcl" || exit 1
+  listeners=(-a "http=$listen")
+  if [ -n "${VARNISH_TLS_BIND:-}" ]; then
+    listeners+=(-a "https=$VARNISH_TLS_BIND,PROXY")
+  fi
 fi
 
 say() { echo "serve.sh: $*" >&2; }
@@ -127,7 +133,9 @@ tend() {
   kill -TERM -- "-${pid[$name]}" 2>/dev/null
   ran=$((SECONDS - started[$name]))
   [ "$ran" -ge 30 ] && delay[$name]=1
-  if [ "$name" = app ]; then
+  if [ "$name" = app ] && [ -z "$with_varnish" ]; then
+    say "the app server (pid ${pid[app]}) exited with status $status after ${ran} s. Starting it again in ${delay[app]} s."
+  elif [ "$name" = app ]; then
     say "the app server (pid ${pid[app]}) exited with status $status after ${ran} s; Varnish keeps serving what it has. Starting it again in ${delay[app]} s."
   else
     say "varnishd (pid ${pid[varnish]}) exited with status $status after ${ran} s; the app server keeps running. Starting it again in ${delay[varnish]} s."
@@ -136,20 +144,22 @@ tend() {
   delay[$name]=$((delay[$name] * 2 > 60 ? 60 : delay[$name] * 2))
 }
 
-start varnish
-# Wait (10 s at most) until Varnish takes connections; give up if it exits first.
-host=${listen%:*} host=${host#[} host=${host%]}
-for _ in $(seq 100); do
-  kill -0 "${pid[varnish]}" 2>/dev/null || { say "varnishd did not start (see above)."; exit 1; }
-  (exec 3<>"/dev/tcp/${host:-127.0.0.1}/${listen##*:}") 2>/dev/null && break
-  sleep 0.1
-done
-say "Varnish on http://$listen/${VARNISH_TLS_BIND:+ (and PROXY from a TLS terminator on $VARNISH_TLS_BIND)} in front of the app server on $backend"
+if [ -n "$with_varnish" ]; then
+  start varnish
+  # Wait (10 s at most) until Varnish takes connections; give up if it exits first.
+  host=${listen%:*} host=${host#[} host=${host%]}
+  for _ in $(seq 100); do
+    kill -0 "${pid[varnish]}" 2>/dev/null || { say "varnishd did not start (see above)."; exit 1; }
+    (exec 3<>"/dev/tcp/${host:-127.0.0.1}/${listen##*:}") 2>/dev/null && break
+    sleep 0.1
+  done
+  say "Varnish on http://$listen/${VARNISH_TLS_BIND:+ (and PROXY from a TLS terminator on $VARNISH_TLS_BIND)} in front of the app server on $backend"
+fi
 start app
 while [ -z "$stopping" ]; do
-  tend varnish
+  [ -n "$with_varnish" ] && tend varnish
   tend app
   sleep 0.2
 done
-say "stopping Varnish and the app server."
+say "stopping ${with_varnish:+Varnish and }the app server."
 exit 0

@@ -141,8 +141,11 @@ sub vcl_backend_response {
 
 sub vcl_backend_error {
     # An app server could not be reached (killed since its last probe): a GET or HEAD is
-    # tried once more, on the next one. If none answers, keep serving the page Varnish has.
-    if (bereq.retries < 1 && (bereq.method == "GET" || bereq.method == "HEAD")) {
+    # tried again, on the director's next. Three times: the round robin is shared by every
+    # request at once, so the next may be the dead one again (one retry left 2 of 211
+    # readers' requests a 503 when one of two machines was killed under load). If none
+    # answers, keep serving the page Varnish has.
+    if (bereq.retries < 3 && (bereq.method == "GET" || bereq.method == "HEAD")) {
         return (retry);
     }
     if (bereq.is_bgfetch) {

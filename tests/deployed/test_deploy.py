@@ -3,8 +3,6 @@ production stack (tests/deployed/stack.py) runs from a copy of this checkout; th
 then gets a new version (a changed template, and a column added to the articles by a
 migration) and `make deploy` puts it in service."""
 
-import os
-import shutil
 import subprocess
 import threading
 from collections import Counter
@@ -14,7 +12,7 @@ import pytest
 
 from tests.conftest import CI, SHARED_SLUG
 from tests.deployed.conftest import missing
-from tests.deployed.stack import Deployment
+from tests.deployed.stack import Deployment, copy_of_checkout
 from tests.waiting import poll
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -23,22 +21,6 @@ MARK = '<meta name="skillo-deploy-test" content="the second version">'
 READERS = 4
 
 pytestmark = pytest.mark.deployed
-
-
-def copy_of_checkout(folder):
-    """The project's files as they are now (committed or not), with this checkout's
-    virtual environment: another machine's checkout of the same code."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    for name in filter(None, listed.split(b"\0")):
-        source = ROOT / os.fsdecode(name)
-        if source.is_file():  # Not a file deleted but still in git's index.
-            target = folder / os.fsdecode(name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)  # Its time too: make finds the venv up to date.
-    (folder / ".venv").symlink_to(ROOT / ".venv")
 
 
 def write_the_next_version(deployment):
