@@ -3,9 +3,12 @@
 Politely: every request goes through outbound's client (public addresses only, bodies
 read up to a limit, redirects followed here, each hop checked), conditionally (the
 source's ETag and Last-Modified), one host at a time at a pace (sources are read in an
-order that alternates hosts, so the pace rarely waits), and a source that fails is read
-again later and later (twice the wait at each failure, up to a day; a 429's Retry-After
-when it says longer). One source's failure is written in its health and the run goes on.
+order that alternates hosts, so the pace rarely waits), within each host's budget
+(outbound.budget, shared with the fediverse's requests: a host that gave no answer is
+backed off, and its other sources wait until then without a connection, unmarked), and a
+source that fails is read again later and later (twice the wait at each failure, up to a
+day; a 429's Retry-After when it says longer). One source's failure is written in its
+health and the run goes on.
 
 A source is marked read only once it was read. A run first claims the sources it will
 read for a few minutes (a run that overlaps it skips them); a run that dies (a killed
@@ -28,6 +31,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from background.limits import backoff
+from outbound import budget
 from outbound.client import Refused, TooLarge, client, read_limited
 
 from . import parsers, versions
@@ -92,11 +97,13 @@ class Summary:
     tips_created: int = 0
     links_added: int = 0
     requests: int = 0
+    put_off: int = 0
 
     def __str__(self):
+        waiting = f", {self.put_off} put off (their host is backed off)" if self.put_off else ""
         return (
             f"{plural(self.read, 'source')} read ({self.unchanged} unchanged, "
-            f"{self.failed} failing), {plural(self.requests, 'request')}, "
+            f"{self.failed} failing{waiting}), {plural(self.requests, 'request')}, "
             f"{plural(self.tips_created, 'new tip')}, {plural(self.links_added, 'new link')}"
         )
 
@@ -137,9 +144,14 @@ def fetch(source, pace, now):
     for _ in range(MAX_REDIRECTS + 1):
         if urlsplit(url).scheme not in {"http", "https"}:
             raise FetchFailed(f"{url[:200]} is not an http(s) address")
+        host = urlsplit(url).hostname or ""
+        budget.check(host)  # A backed-off host costs no wait of the pace, nor a request.
         pace.wait(url)
         try:
-            with client().stream("GET", url, headers=headers) as response:
+            with (
+                budget.spending(host),
+                client().stream("GET", url, headers=headers) as response,
+            ):
                 status = response.status_code
                 location = response.headers.get("Location")
                 if status in REDIRECTS and location:
@@ -206,6 +218,12 @@ def read_due(now=None, pace=None, limit=None, everything=False):
                 summary.failed += 1
                 failed(source, error, now)
                 continue
+            except budget.BackedOff as backed_off:
+                # Not the source's failure: its host's. Due again when the host may be asked.
+                summary.read -= 1
+                summary.put_off += 1
+                ReleaseSource.objects.filter(pk=source.pk).update(next_attempt_at=backed_off.until)
+                continue
             if read is None:
                 summary.unchanged += 1
                 if not succeeded(source, now, problems=None):
@@ -231,7 +249,7 @@ def read_due(now=None, pace=None, limit=None, everything=False):
 
 def failed(source, error, now):
     failures = source.failures + 1
-    wait = min(READ_EVERY * 2**failures, LONGEST_WAIT)
+    wait = backoff(READ_EVERY, failures + 1, LONGEST_WAIT)
     if isinstance(error, Throttled) and error.retry_after is not None:
         wait = min(max(wait, timedelta(seconds=error.retry_after)), LONGEST_WAIT)
     message = str(error) or type(error).__name__

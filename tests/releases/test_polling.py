@@ -3,9 +3,13 @@ it (ETag, Last-Modified, 304), one tip per release whatever reports it, pre-rele
 each ecosystem's rule, and a failing or unreadable source named in its health while the
 others are read."""
 
+import contextlib
+import socket
+import threading
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 
+import httpx
 import pytest
 import time_machine
 from django.core.management import call_command
@@ -13,6 +17,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from background.schedule import queue_due
+from outbound import client as outbound_client
+from outbound.models import Host
 from releases.models import ReleaseSource, Tip
 from releases.polling import Pace, read_due
 
@@ -205,8 +211,12 @@ def test_a_second_read_is_conditional_and_its_304_writes_nothing(remote, watch):
     assert sent["If-Modified-Since"] == "Wed, 24 Jul 2024 16:39:14 GMT"
     writes = [q["sql"] for q in queries if q["sql"].split()[0] in {"INSERT", "UPDATE", "DELETE"}]
     # The run's claim, and its one UPDATE that marks the sources it read that found
-    # nothing new; none for the source alone, none for tips.
-    assert len(writes) == 2 and all("next_attempt_at" in write for write in writes)
+    # nothing new; none for the source alone, none for tips. And the host's budget: the
+    # request's reservation, then what it took (outbound.budget).
+    sources = [write for write in writes if "releases_releasesource" in write]
+    assert len(sources) == 2 and all("next_attempt_at" in write for write in sources)
+    assert len([write for write in writes if "outbound_host" in write]) == 2
+    assert len(writes) == 4
     assert summary.unchanged == 1
 
 
@@ -384,3 +394,46 @@ def test_a_release_candidates_post_is_not_the_final_releases_tip(remote, watch):
     assert set(tips) == {"5.1", "5.1rc1"}
     assert tips["5.1"].release_url == "https://example.org/final"
     assert tips["5.1rc1"].prerelease
+
+
+@pytest.fixture
+def silent_host(settings, monkeypatch):
+    """A host that takes connections and never answers; the connections it took. Requests
+    give up on it after half a second (10 s in production)."""
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
+    monkeypatch.setattr(outbound_client, "TIMEOUT", httpx.Timeout(0.5))
+    monkeypatch.setattr(outbound_client, "_local", threading.local())  # A client with it.
+    server, taken, stopping = socket.create_server(("127.0.0.3", 0)), [], threading.Event()
+    server.settimeout(0.1)
+
+    def take():
+        while not stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                taken.append(server.accept()[0])
+
+    thread = threading.Thread(target=take)
+    thread.start()
+    yield f"http://127.0.0.3:{server.getsockname()[1]}", taken
+    stopping.set()
+    thread.join()
+    for connection_ in taken:
+        connection_.close()
+    server.close()
+
+
+def test_a_silent_host_costs_one_timeout_and_its_other_sources_wait_unmarked(silent_host, watch):
+    address, taken = silent_host
+    first = watch("pypi", f"{address}/rss/torch.xml")
+    second = watch("npm", f"{address}/torch.json")
+    summary = read_due(pace=Pace(per_host=0))
+    assert len(taken) == 1  # The second source made no connection.
+    assert (summary.failed, summary.put_off) == (1, 1)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.failures == 1 and "timed out" in first.last_error
+    # Due again once its host may be asked, with nothing held against it.
+    host = Host.objects.get(name="127.0.0.3")
+    assert (second.failures, second.last_error) == (0, "")
+    assert second.next_attempt_at == host.backed_off_until
+    read_due(pace=Pace(per_host=0))  # At once again: nothing is due.
+    assert len(taken) == 1
