@@ -3,7 +3,10 @@
 
 Each delivery is claimed (its due time moved on by a lease, so two workers never send
 the same one at once), sent outside any transaction, and logged as an ``Attempt``. A
-failure is tried again 1, 2, 4, 8... minutes later, for a day.
+failure is tried again 1, 2, 4, 8... minutes later, for a day. Within the receiver's
+host's budget (outbound.budget): a host that gave no answer is backed off, and its other
+deliveries wait until then, no attempt made or counted; a silent receiver costs the
+worker one timeout a back-off, not one per delivery.
 
 Where it may go is checked at every attempt, not only when the webhook was saved: the
 scheme (http or https), the host (allowed in the admin), and every address the host
@@ -26,11 +29,12 @@ from django.utils import timezone
 
 from background.limits import backoff
 from news.models import Article
+from outbound import budget
 from outbound.addresses import Refused, checked_address
 
 from .models import RETRY_FIRST, Attempt, Delivery, signing_key, url_problem
 
-TIMEOUT = 10  # seconds for a receiver to answer; a slow one only slows the worker
+TIMEOUT = 10.0  # seconds for a receiver to answer; a slow one only slows the worker
 LEASE = 5 * 60  # seconds a claimed delivery is kept from other workers
 BATCH = 50
 
@@ -104,7 +108,8 @@ def claim(delivery, now):
 
 
 def attempt(delivery):
-    """Send ``delivery`` once and record the attempt; returns the Attempt."""
+    """Send ``delivery`` once and record the attempt; returns the Attempt (BackedOff,
+    recording nothing, if its host may not be asked now)."""
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
     now = timezone.now()
@@ -118,13 +123,15 @@ def attempt(delivery):
     }
     record = Attempt(delivery=delivery, at=now)
     started = time.monotonic()
-    try:
-        record.status_code = post(hook.url, body, headers)
-    except Refused as error:
-        record.error = f"Refused: {error}"[:300]
-    except (OSError, http.client.HTTPException) as error:
-        # Any network failure (refused, reset, timeout, TLS): tried again later.
-        record.error = f"{type(error).__name__}: {error}"[:300]
+    with budget.spending(urlsplit(hook.url).hostname or "", TIMEOUT) as request:
+        try:
+            record.status_code = post(hook.url, body, headers)
+        except Refused as error:
+            record.error = f"Refused: {error}"[:300]
+        except (OSError, http.client.HTTPException) as error:
+            # Any network failure (refused, reset, timeout, TLS): tried again later.
+            record.error = f"{type(error).__name__}: {error}"[:300]
+            request.failed()
     record.duration_ms = round((time.monotonic() - started) * 1000)
     record.save()
     return record
@@ -160,7 +167,12 @@ def send_due(now=None, limit=BATCH):
             delivery.state = Delivery.State.CANCELLED
             delivery.save(update_fields=["state"])
             continue
-        finish(delivery, attempt(delivery), timezone.now())
+        try:
+            record = attempt(delivery)
+        except budget.BackedOff as backed_off:
+            Delivery.objects.filter(pk=delivery.pk).update(due_at=backed_off.until)
+            continue
+        finish(delivery, record, timezone.now())
         tried += 1
     return tried
 

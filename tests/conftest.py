@@ -520,3 +520,30 @@ def media_root(settings, tmp_path):
     """A media folder of the test's own (uploaded images, renditions, cards)."""
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def silent_host(settings):
+    """A server on 127.0.0.3 that takes connections and never answers: its address
+    (http://127.0.0.3:port) and the connections it took. Loopback is allowed."""
+    import contextlib
+    import socket
+    import threading
+
+    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
+    server, taken, stopping = socket.create_server(("127.0.0.3", 0)), [], threading.Event()
+    server.settimeout(0.1)
+
+    def take():
+        while not stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                taken.append(server.accept()[0])
+
+    thread = threading.Thread(target=take)
+    thread.start()
+    yield f"http://127.0.0.3:{server.getsockname()[1]}", taken
+    stopping.set()
+    thread.join()
+    for connection in taken:
+        connection.close()
+    server.close()

@@ -20,10 +20,12 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from api import delivery as delivery_module
 from api.delivery import send_due
 from api.models import SECRET_OVERLAP, Delivery, Event, Webhook
 from background.worker import Worker
 from news.models import Article
+from outbound.models import Host
 from tests.background_tasks import run_queued
 from tests.factories import ArticleFactory, WebhookFactory, WebhookHostFactory
 
@@ -258,6 +260,26 @@ def test_an_unreachable_receiver_is_logged_and_retried(hook, receiver):
     delivery = Delivery.objects.get()
     assert delivery.state == Delivery.State.PENDING
     assert "ConnectionRefusedError" in delivery.log.get().error
+
+
+def test_a_silent_receiver_costs_one_timeout_and_its_other_deliveries_wait(
+    silent_host, monkeypatch
+):
+    address, taken = silent_host
+    monkeypatch.setattr(delivery_module, "TIMEOUT", 0.5)  # 10 s in production
+    WebhookHostFactory(host="127.0.0.3")
+    WebhookFactory(url=f"{address}/hooks/skillo/")
+    ArticleFactory(title="First")
+    ArticleFactory(title="Second")
+    assert send_due() == 1
+    assert len(taken) == 1  # The second delivery made no connection.
+    first, second = Delivery.objects.order_by("pk")
+    assert (first.attempts, "timed out" in first.log.get().error) == (1, True)
+    # Not the delivery's failure: due again once its host may be asked, nothing logged.
+    assert (second.attempts, second.log.count()) == (0, 0)
+    assert second.due_at == Host.objects.get(name="127.0.0.3").backed_off_until
+    assert send_due() == 0  # Nothing is due before then.
+    assert len(taken) == 1
 
 
 def test_a_save_never_waits_for_a_slow_receiver(hook, receiver):

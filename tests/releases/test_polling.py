@@ -3,8 +3,6 @@ it (ETag, Last-Modified, 304), one tip per release whatever reports it, pre-rele
 each ecosystem's rule, and a failing or unreadable source named in its health while the
 others are read."""
 
-import contextlib
-import socket
 import threading
 from datetime import UTC, datetime, timedelta
 from io import StringIO
@@ -397,31 +395,15 @@ def test_a_release_candidates_post_is_not_the_final_releases_tip(remote, watch):
 
 
 @pytest.fixture
-def silent_host(settings, monkeypatch):
-    """A host that takes connections and never answers; the connections it took. Requests
-    give up on it after half a second (10 s in production)."""
-    settings.SKILLO_ALLOW_PRIVATE_ADDRESSES = True
+def quick_timeouts(monkeypatch):
+    """Requests give up on a silent host after half a second (10 s in production)."""
     monkeypatch.setattr(outbound_client, "TIMEOUT", httpx.Timeout(0.5))
     monkeypatch.setattr(outbound_client, "_local", threading.local())  # A client with it.
-    server, taken, stopping = socket.create_server(("127.0.0.3", 0)), [], threading.Event()
-    server.settimeout(0.1)
-
-    def take():
-        while not stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                taken.append(server.accept()[0])
-
-    thread = threading.Thread(target=take)
-    thread.start()
-    yield f"http://127.0.0.3:{server.getsockname()[1]}", taken
-    stopping.set()
-    thread.join()
-    for connection_ in taken:
-        connection_.close()
-    server.close()
 
 
-def test_a_silent_host_costs_one_timeout_and_its_other_sources_wait_unmarked(silent_host, watch):
+def test_a_silent_host_costs_one_timeout_and_its_other_sources_wait_unmarked(
+    silent_host, quick_timeouts, watch
+):
     address, taken = silent_host
     first = watch("pypi", f"{address}/rss/torch.xml")
     second = watch("npm", f"{address}/torch.json")
