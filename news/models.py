@@ -395,6 +395,10 @@ class Article(models.Model):
                 fields=["status", "facts_verified", "published_at", "id"],
                 name="article_status_facts",
             ),
+            # The sitemaps' lastmods: the latest change of a public article (with a topic,
+            # with a byline), read newest first until one is public; an aggregate read
+            # every published article (news.sitemaps.latest_update).
+            models.Index(fields=["status", "-updated_at"], name="article_status_updated"),
         ]
 
     def __str__(self):

@@ -1,10 +1,11 @@
 from collections import namedtuple
+from collections.abc import Sequence
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import Paginator
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -13,7 +14,7 @@ from pagecache.remembered import remember
 from people.models import Author
 
 from .dependencies import FEEDS, TOPICS
-from .models import Article, Correction
+from .models import Article, ArticleAuthor, Correction, TaggedArticle
 from .paths import origin
 from .templatetags.news import author_url, tag_url
 from .topics import all_topics, topic_count, topic_latest_changes
@@ -26,14 +27,19 @@ NEWS_SITEMAP_AGE = timedelta(days=2)
 PAGE_SIZE = 1000
 
 
+def latest_update(articles):
+    """When the latest of ``articles`` (published ones) changed: read from the index on
+    (status, updated_at) newest first, so it costs a row or a few, whatever the archive's
+    size (an aggregate read every published article)."""
+    return articles.order_by("-updated_at").values_list("updated_at", flat=True).first()
+
+
 def latest_change():
     """When a published article last changed: the home page's and the index's lastmod,
     worked out once per change (any public change purges FEEDS)."""
-
-    def latest():
-        return Article.objects.published().aggregate(latest=Max("updated_at"))["latest"]
-
-    return remember("articles:latest-change", [FEEDS()], latest)
+    return remember(
+        "articles:latest-change", [FEEDS()], lambda: latest_update(Article.objects.published())
+    )
 
 
 class PublishedArticlesPaginator(Paginator):
@@ -111,10 +117,14 @@ class TagSitemap(OnSite):
         return self.latest_changes.get(tag.pk)
 
     def get_latest_lastmod(self):
+        # For the index: the latest of every topic's lastmod is the latest change of a
+        # published article with a topic, without working out each topic's (which reads
+        # every tagging of every published article).
+        tagged = Exists(TaggedArticle.objects.filter(content_object=OuterRef("pk")))
         return remember(
             "topics:latest-change",
             [TOPICS(), FEEDS()],
-            lambda: max(topic_latest_changes().values(), default=None),
+            lambda: latest_update(Article.objects.published().filter(tagged)),
         )
 
 
@@ -141,14 +151,26 @@ def author_pages():
 AuthorPage = namedtuple("AuthorPage", "slug updated_at")
 
 
+class AuthorPages(Sequence):
+    """The author pages as AuthorPage pairs (plain pairs: making 300 Author objects twice
+    per request cost more than the rest), worked out only when a page of them is read:
+    the index counts them from the authors' table, not from every byline."""
+
+    def __len__(self):
+        # An author's change, a new one's included, purges FEEDS.
+        return remember("authors:count", [FEEDS()], Author.objects.count)
+
+    def __getitem__(self, index):
+        return [AuthorPage(slug, lastmod) for slug, lastmod in author_pages()][index]
+
+
 class AuthorSitemap(OnSite):
     limit = PAGE_SIZE
     # A site may have no authors yet: then the index leaves this section out.
     may_be_empty = True
 
     def items(self):
-        # Plain pairs: making 300 Author objects twice per index cost more than the rest.
-        return [AuthorPage(slug, lastmod) for slug, lastmod in author_pages()]
+        return AuthorPages()
 
     def location(self, author):
         return author_url(author)
@@ -157,7 +179,16 @@ class AuthorSitemap(OnSite):
         return author.updated_at
 
     def get_latest_lastmod(self):
-        return max((lastmod for _, lastmod in author_pages()), default=None)
+        # For the index, as the topics': the latest author change or change of a published
+        # article with a byline, without each author's (bylines x articles).
+        return remember("authors:latest-change", [FEEDS()], authors_latest_change)
+
+
+def authors_latest_change():
+    bylined = Exists(ArticleAuthor.objects.filter(article=OuterRef("pk")))
+    article = latest_update(Article.objects.published().filter(bylined))
+    author = Author.objects.order_by("-updated_at").values_list("updated_at", flat=True).first()
+    return max(filter(None, [article, author]), default=None)
 
 
 class HomeSitemap(OnSite):

@@ -140,6 +140,26 @@ def test_sitemap_lists_articles_tags_and_home(client, world):
         assert_hidden(page, world)
 
 
+def test_each_sections_lastmod_in_the_index_is_its_latest_entrys(client, world, time_machine):
+    ArticleFactory(title="With a byline", tags=["rust"], authors=["Ada Lovelace"])
+    time_machine.move_to(timezone.now() + timedelta(hours=1))
+    # Changed last, but in neither section: no topic, no byline.
+    ArticleFactory(title="Plain")
+    index = {
+        entry.findtext("sm:loc", namespaces=NS).rsplit("/", 1)[-1]: entry.findtext(
+            "sm:lastmod", namespaces=NS
+        )
+        for entry in xml(client, "/sitemap.xml").iterfind("sm:sitemap", NS)
+    }
+    for section in ("tags", "authors", "articles"):
+        page = xml(client, f"/sitemaps/{section}.xml")
+        latest = max(
+            url.findtext("sm:lastmod", namespaces=NS) for url in page.iterfind("sm:url", NS)
+        )
+        assert index[f"{section}.xml"] == latest, section
+    assert index["tags.xml"] < index["articles.xml"]
+
+
 def test_sitemap_index_pages_a_big_archive(client, settings):
     from news.sitemaps import ArticleSitemap
 
