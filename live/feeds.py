@@ -6,7 +6,7 @@ from django.contrib.syndication.views import Feed
 from django.http import JsonResponse
 from django.utils.feedgenerator import Atom1Feed
 
-from news.feeds import AUTHOR, FEED_ID_DATE, tag_uri
+from news.feeds import AUTHOR, FEED_ID_DATE, WithBrowserNote, browser_note, tag_uri
 from news.paths import absolute
 from news.templatetags.news import placed, xml_text
 from pagecache.dependencies import cached_page
@@ -31,10 +31,20 @@ def entry_html(entry):
     return xml_text(placed(entry.anchored_html, base=absolute("/")))
 
 
+class AtomWithBrowserNote(WithBrowserNote, Atom1Feed):
+    """Atom that says, to a person who opened it in a browser, that it is a feed and
+    where the story is."""
+
+
 @cached_page()
 class LiveEntriesFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = AtomWithBrowserNote
     author_name = AUTHOR
+
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        feed.feed["about_url"] = absolute(obj.article.get_absolute_url())
+        return feed
 
     def get_object(self, request, pk):
         return published_coverage(request, pk)
@@ -104,6 +114,7 @@ def json_feed(request, pk):
     return JsonResponse(
         {
             "version": "https://jsonfeed.org/version/1.1",
+            "user_comment": browser_note(absolute(article.get_absolute_url())),
             "title": f"{article.title}: live updates",
             "home_page_url": absolute(article.get_absolute_url()),
             "feed_url": absolute(request.path),

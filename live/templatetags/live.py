@@ -1,5 +1,7 @@
 from django import template
 from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from live.dependencies import LIVE
@@ -9,6 +11,22 @@ from live.stories import live_story_ids
 from pagecache.dependencies import depends_on
 
 register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def live_feed_links(context, article):
+    """The <link rel="alternate"> of a live story's feeds, for the page's head, where
+    feed readers look for them; nothing for an article without coverage."""
+    depends_on(context["request"], LIVE(article.pk))
+    if article.pk not in live_story_ids():
+        return ""
+    title = f"{article.title}: live updates"
+    return format_html(
+        '<link rel="alternate" type="application/atom+xml" title="{} (Atom)" href="{}">\n'
+        '  <link rel="alternate" type="application/feed+json" title="{} (JSON Feed)" href="{}">',
+        title, reverse("live:feed", args=[article.pk]),
+        title, reverse("live:json-feed", args=[article.pk]),
+    )  # fmt: skip
 
 
 @register.simple_tag(takes_context=True)

@@ -327,6 +327,37 @@ def test_the_json_feed_of_the_entries(client, story, editor):
     assert item["tags"] == ["key event"]
 
 
+def test_feed_readers_find_the_story_feeds_in_the_pages_head(client, story):
+    page = client.get(story.article.get_absolute_url()).content.decode()
+    head = page.split("</head>")[0]
+    assert (
+        f'type="application/atom+xml" title="{story.article.title}: live updates (Atom)" '
+        f'href="/live/{story.pk}/feed/"' in head
+    )
+    assert (
+        f'type="application/feed+json" title="{story.article.title}: live updates '
+        f'(JSON Feed)" href="/live/{story.pk}/feed.json"' in head
+    )
+
+
+def test_an_article_without_coverage_names_no_live_feed(client, db):
+    article = ArticleFactory()
+    assert "/live/" not in client.get(article.get_absolute_url()).content.decode()
+
+
+def test_a_story_feed_opened_in_a_browser_says_it_is_a_feed_and_where_the_story_is(client, story):
+    atom = client.get(f"/live/{story.pk}/feed/").content.decode()
+    story_page = f"http://testserver{story.article.get_absolute_url()}"
+    assert atom.split("\n")[1] == (
+        "<!-- This is a feed, for feed readers: add its address to one to follow it. "
+        f"To read it as a web page, with its addresses in every format, open {story_page} -->"
+    )
+    assert not feedparser.parse(atom).bozo
+    json_feed = client.get(f"/live/{story.pk}/feed.json").json()
+    assert json_feed["user_comment"].startswith("This is a feed, for feed readers")
+    assert json_feed["user_comment"].endswith(f"open {story_page}")
+
+
 def test_a_hostile_entry_cannot_break_out_of_the_json_ld(client, story, editor):
     hostile = "</script><script>alert(1)</script><!-- & \u2028"
     desk.post_entry(story, editor, headline=hostile, body=hostile)
