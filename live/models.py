@@ -101,7 +101,7 @@ class LiveCoverage(models.Model):
         return f"Live coverage of “{self.article}”"
 
     def save(self, *args, **kwargs):
-        self.summary_html = render_markdown(self.summary)
+        self.summary_html = render_markdown(self.summary, typed_tags=True)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -185,7 +185,7 @@ class Entry(models.Model):
         return self.headline or self.body_text[:60] or f"Entry {self.pk}"
 
     def save(self, *args, **kwargs):
-        self.body_html = render_markdown(self.body)
+        self.body_html = render_markdown(self.body, typed_tags=True)
         self.body_text = html_to_text(self.body_html)
         super().save(*args, **kwargs)
 

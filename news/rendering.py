@@ -17,6 +17,7 @@ import re
 import markdown
 import nh3
 from django.utils.text import slugify
+from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from .highlight import TOKEN_CLASSES, highlight_blocks
@@ -112,6 +113,30 @@ class LibraryImagesExtension(markdown.Extension):
         md.treeprocessors.register(LibraryImages(md), "library_images", 0)
 
 
+# The name of the tag a piece of raw HTML opens or closes (None for a comment or text).
+_RAW_TAG = re.compile(r"\s*</?([A-Za-z][A-Za-z0-9-]*)")
+
+
+class TypedTags(Postprocessor):
+    """Text that looks like a tag the sanitiser would drop (``<soon>``, ``<T>``) is shown
+    as typed: escaped before the raw HTML goes back in, where nh3 would have removed it
+    and said nothing. Allowed tags stay HTML."""
+
+    def run(self, text):
+        stash = self.md.htmlStash
+        for index, raw in enumerate(stash.rawHtmlBlocks):
+            match = _RAW_TAG.match(raw)
+            if match and match[1].lower() not in ALLOWED_TAGS:
+                stash.rawHtmlBlocks[index] = html.escape(raw, quote=False)
+        return text
+
+
+class TypedTagsExtension(markdown.Extension):
+    def extendMarkdown(self, md):
+        # Before raw_html (30) puts the stashed HTML back.
+        md.postprocessors.register(TypedTags(md), "typed_tags", 35)
+
+
 def placement_marker(key, alt, caption):
     words = {name: value for name, value in (("alt", alt), ("caption", caption)) if value}
     encoded = base64.urlsafe_b64encode(json.dumps(words).encode()).decode() if words else ""
@@ -155,10 +180,12 @@ def _inside_paragraph(fragment, position):
     return fragment.rfind("<p>", 0, position) > fragment.rfind("</p>", 0, position)
 
 
-def render_markdown(text):
+def render_markdown(text, typed_tags=False):
     """Render an editor's Markdown to sanitised HTML.
 
-    Headings start at <h2> (the page title is the only <h1>) and get stable ids.
+    Headings start at <h2> (the page title is the only <h1>) and get stable ids. With
+    ``typed_tags`` (a live entry, typed at speed and never previewed), text that looks
+    like a tag the sanitiser would drop is shown as typed (TypedTags).
     """
     text = text.replace(MARK_START, "").replace(MARK_END, "")
     html = markdown.markdown(
@@ -166,6 +193,7 @@ def render_markdown(text):
         extensions=[
             "tables", "fenced_code", "sane_lists", "toc", "footnotes", "admonition",
             "pymdownx.magiclink", LibraryImagesExtension(),
+            *([TypedTagsExtension()] if typed_tags else []),
         ],
         extension_configs={
             "toc": {"slugify": heading_id, "toc_depth": "2-6"},

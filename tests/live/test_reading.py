@@ -365,3 +365,18 @@ def test_a_hostile_entry_cannot_break_out_of_the_json_ld(client, story, editor):
     assert "<script>alert(1)" not in page
     data = json_ld_of(page, "LiveBlogPosting")
     assert data["liveBlogUpdate"][0]["headline"] == hostile
+
+
+def test_text_that_looks_like_a_tag_is_shown_as_typed(client, story, editor):
+    desk.post_entry(story, editor, body="Doors open <soon>; `List<T>` and <strong>now</strong>.")
+    page = page_of(client, story)
+    assert "Doors open &lt;soon&gt;;" in page
+    assert "<code>List&lt;T&gt;</code>" in page  # In code, as always: not escaped twice.
+    assert "<strong>now</strong>" in page  # An allowed tag is still HTML.
+
+
+def test_a_script_typed_in_an_entry_is_shown_as_text_never_run(client, story, editor):
+    desk.post_entry(story, editor, body="Before <script>alert(1)</script> after")
+    page = page_of(client, story)
+    assert "<script>alert(1)" not in page
+    assert "Before &lt;script&gt;alert(1)&lt;/script&gt; after" in page
