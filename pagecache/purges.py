@@ -93,10 +93,10 @@ def purge_cache(keys):
     varnish.purge(keys)
 
 
-def purge_everything():
+def purge_everything(hard=False):
     """After changes no signal told about (bulk inserts): every cached page and every
     remembered count depends on the schedule."""
-    purge({SCHEDULE()})
+    purge({SCHEDULE()}, hard=hard)
     store_next_due()
 
 

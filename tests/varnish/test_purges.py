@@ -10,17 +10,20 @@ import sys
 import threading
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import StringIO
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 import time_machine
+from django.core.management import call_command
 from django.db import transaction
 from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from pagecache import middleware, purges, store, varnish
+from pagecache.models import Release
 from tests.background_tasks import run_queued
 from tests.redis_server import free_port
 
@@ -281,3 +284,26 @@ def test_the_vcl_knows_the_session_cookie(settings_module, monkeypatch):
     assert re.search(pattern, f"{name}=abc")
     assert re.search(pattern, f"_ga=GA1.2; {name}=abc")
     assert not re.search(pattern, "csrftoken=abc; _ga=GA1.2")
+
+
+def test_purge_pages_purges_the_cache_and_every_varnish(fakes, committed):
+    first, second = fakes(2)
+    before = store.cache_call("get", "schedule")[1]
+    out, err = StringIO(), StringIO()
+    with committed():
+        call_command("purge_pages", "--hard", stdout=out, stderr=err)
+    for fake in (first, second):
+        # Every page names `schedule` among its keys: all of them, at once.
+        assert fake.purged() == ["schedule"]
+        assert fake.requests[0]["xkey-hard"] == "1"
+    assert store.cache_call("get", "schedule")[1] != before
+    assert "Purged the cache and each Varnish" in out.getvalue() and not err.getvalue()
+
+
+def test_purge_pages_without_the_varnish_urls_says_varnish_was_not_purged(settings, db):
+    settings.SKILLO_VARNISH_PURGE_URLS = []
+    Release.objects.create(name="abc")  # The app servers have told a Varnish of theirs.
+    err = StringIO()
+    call_command("purge_pages", stderr=err)
+    assert "No Varnish was purged: VARNISH_PURGE_URLS is not set here." in err.getvalue()
+    assert "A Varnish in front has heard from this site's app servers" in err.getvalue()
