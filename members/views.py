@@ -338,7 +338,11 @@ def conversation(request, pk):
     and Varnish until a comment or a fediverse reply on it changes."""
     article = get_object_or_404(Article.objects.published().only("pk", "published_at"), pk=pk)
     depends_on(request, comments.COMMENTS(pk), REPLIES(pk), *ARTICLE.each([pk]))
-    return HttpResponse(comments.conversation(article))
+    response = HttpResponse(comments.conversation(article))
+    # A fragment the story page's script puts in place, not a page: search engines index
+    # the story, which shows it, and validators are not to read it as a document.
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 def refused(error):

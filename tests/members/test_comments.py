@@ -69,6 +69,13 @@ def test_a_members_comment_is_shown_in_the_storys_conversation(member):
     assert '<a href="https://example.org/a?b=1" rel="nofollow ugc noopener noreferrer">' in html
 
 
+def test_the_conversation_is_a_fragment_for_the_story_page_kept_out_of_search(member):
+    story = ArticleFactory()
+    say(member, story, "First!")
+    response = Client().get(f"/comments/{story.pk}/")
+    assert response["X-Robots-Tag"] == "noindex"
+
+
 def test_markup_in_a_comment_is_shown_as_typed_never_run(member):
     story = ArticleFactory()
     say(member, story, '<script>alert(1)</script> <a href="javascript:x">x</a>')
