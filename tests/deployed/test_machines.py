@@ -170,3 +170,14 @@ def test_machine_bs_app_server_is_started_again_when_its_master_dies(deployed):
     assert poll(serving_again, 120, 0.2), deployed.log("serve-b.log")[-3000:]
     assert deployed.second_process.poll() is None
     assert f"the app server (pid {master}) exited" in deployed.log("serve-b.log")
+
+
+def test_a_page_kept_on_one_machine_is_not_modified_when_asked_of_the_other(deployed):
+    """One stored copy in the shared cache, one Last-Modified: a browser's revalidation
+    gets a 304 whichever machine answers (each process stamped its own before)."""
+    a, b = machines(deployed)
+    kept = poll(lambda: (page := a.get(ARTICLE)).headers.get("Last-Modified") and page, 20, 0.1)
+    assert kept, "machine A never kept the article"
+    since = {"If-Modified-Since": kept.headers["Last-Modified"]}
+    assert b.get(ARTICLE, headers=since).status == 304
+    assert b.get(ARTICLE, headers={"If-None-Match": kept.headers["ETag"]}).status == 304
