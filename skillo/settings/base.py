@@ -327,7 +327,12 @@ def cache_from_url(url):
     if scheme == "dummy":
         return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
     if scheme == "locmem":
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}
+        return {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": location,
+            # Django's default, 300, is a few pages' fragments and tokens.
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
     raise ImproperlyConfigured(
         f"CACHE_URL: unsupported cache {url!r} (use redis://host:6379/1, "
         "file:///absolute/folder, locmem:// or dummy://)"
