@@ -119,7 +119,13 @@ class ArticleDetailView(DetailView):
     template_name = "news/article_detail.html"
 
     def can_preview(self):
-        return self.request.user.has_perm("news.view_article")
+        # Only a request with a session can be staff's: asking an anonymous reader's
+        # request for its user reads the (empty) session, and the page then said
+        # "Vary: Cookie", which splits caches in front by every cookie a reader has.
+        request = self.request
+        return settings.SESSION_COOKIE_NAME in request.COOKIES and request.user.has_perm(
+            "news.view_article"
+        )
 
     def get_object(self, queryset=None):
         # Staff see drafts and scheduled articles at their real URL (with a banner).

@@ -60,6 +60,14 @@ def test_anonymous_pages_are_served_whole_from_the_cache(reader, story, name):
     assert reader.get(url).content == first.content
 
 
+@pytest.mark.parametrize("cache_backend", ["locmem"], indirect=True)
+def test_a_public_page_does_not_vary_by_cookie(reader, story):
+    """Caches in front would keep a copy per reader's cookies (an analytics id...)."""
+    for path in (story.get_absolute_url(), "/", "/tags/python/"):
+        response = reader.get(path)
+        assert "Cookie" not in response.get("Vary", ""), path
+
+
 def test_article_tag_and_archive_pages_are_cached(reader, story):
     year = story.event_date.year
     warm(
