@@ -226,6 +226,13 @@ def inbox(request, pk=None):
 
 @require_GET
 def webfinger(request):
+    # Every answer, errors too: a browser client must be able to read why (RFC 7033, 5).
+    response = webfinger_answer(request)
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def webfinger_answer(request):
     resource = request.GET.get("resource", "").strip()
     if not resource:
         return problem(400, "Ask for a resource: ?resource=acct:NAME@HOST")
@@ -261,7 +268,6 @@ def webfinger(request):
         }
     )
     response["Content-Type"] = "application/jrd+json; charset=utf-8"
-    response["Access-Control-Allow-Origin"] = "*"
     return response
 
 

@@ -18,7 +18,9 @@ from django.utils.cache import patch_vary_headers
 # the time: a miss must stay cheap.
 BROTLI_QUALITY = 5
 MIN_SIZE = 200
-COMPRESSIBLE = re.compile(r"^(text/|application/(xml|rss\+xml|atom\+xml|json|ld\+json|feed\+json))")
+# Text, JSON and XML, whatever their vocabulary (RFC 6839's +json and +xml: feeds,
+# ActivityStreams, WebFinger's JRD, the API's OpenAPI schema).
+COMPRESSIBLE = re.compile(r"^(text/|application/([\w.-]+\+)?(json|xml)\b)")
 
 
 QUALITY = re.compile(r"q=([0-9.]+)")

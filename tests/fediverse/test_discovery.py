@@ -60,7 +60,10 @@ def test_a_topic_named_like_an_author_is_found_with_a_suffix(client):
     ],
 )
 def test_webfinger_answers_unknown_names_404_and_malformed_ones_400(client, resource, status):
-    assert finger(client, resource).status_code == status
+    answer = finger(client, resource)
+    assert answer.status_code == status
+    # A browser client reads why, as it reads a found actor.
+    assert answer["Access-Control-Allow-Origin"] == "*"
 
 
 def test_nodeinfo_is_discovered_and_says_what_runs_here(client):

@@ -94,3 +94,22 @@ def test_with_the_cache_off_a_page_is_compressed_once_as_the_client_accepts(
     assert calls == ["br"]  # no gzip copy that nobody keeps
     again = reader.get(url, headers={"Accept-Encoding": "br", "If-None-Match": response["ETag"]})
     assert again.status_code == 304
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/api/v1/schema/", {}),
+        ("/", {"Accept": "application/activity+json"}),
+        ("/.well-known/webfinger?resource=acct:news@testserver", {}),
+    ],
+    ids=["openapi-schema", "activitystreams", "webfinger"],
+)
+def test_json_of_every_vocabulary_is_compressed(reader, path, headers):
+    """application/vnd.oai.openapi+json, activity+json, jrd+json: 52 KB of schema went
+    out whole."""
+    plain = reader.get(path, headers=headers)
+    response = reader.get(path, headers={**headers, "Accept-Encoding": "gzip"})
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip", response["Content-Type"]
+    assert gzip.decompress(response.content) == plain.content
