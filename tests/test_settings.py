@@ -229,6 +229,13 @@ def test_gunicorn_without_the_sites_address_stops_with_one_line(tmp_path):
     assert "Exception in worker process" not in result.stderr
 
 
+def test_production_mail_goes_through_the_signing_backend(tmp_path):
+    code = "import django; django.setup(); from django.conf import settings as s; "
+    code += "print(s.MAILERS['default']['BACKEND'])"
+    result = run(code, tmp_path, **GOOD, EMAIL_BACKEND=None)
+    assert result.stdout.strip() == "newsletters.backends.EmailBackend", result.stderr
+
+
 def test_the_database_queues_the_tasks(tmp_path):
     result = run(TASK_BACKEND, tmp_path, **GOOD)
     assert (result.returncode, result.stdout.strip()) == (0, "DatabaseBackend"), result.stderr

@@ -667,7 +667,9 @@ METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES", ["127.0.0.1", 
 # from the environment; `make run` prints mails to the console (development settings).
 MAILERS = {
     "default": {
-        "BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"),
+        # Django's SMTP backend, each mail DKIM-signed and its Message-ID on the site's
+        # domain (newsletters.backends).
+        "BACKEND": os.environ.get("EMAIL_BACKEND", "newsletters.backends.EmailBackend"),
         "OPTIONS": {
             "host": os.environ.get("EMAIL_HOST", "localhost"),
             "port": env_int("EMAIL_PORT", 25),
