@@ -61,3 +61,11 @@ def test_a_proxy_passing_on_a_malformed_header_falls_back_to_its_own_address(cli
     response = login(client, "wrong", REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="<script>")
     assert response.status_code == 200
     assert "Please enter the correct username and password" in response.content.decode()
+
+
+def test_a_locked_out_sign_in_says_when_to_try_again(client, settings):
+    for _ in range(10):
+        login(client, "wrong")
+    locked = login(client, "right-pass")
+    assert locked.status_code == 429
+    assert locked["Retry-After"] == str(int(settings.AXES_COOLOFF_TIME.total_seconds()))

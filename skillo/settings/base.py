@@ -170,6 +170,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Around django-axes' lockout page, to say when to try again.
+    "skillo.lockout.LockoutRetryAfterMiddleware",
     # Last, as django-axes asks: it turns a lockout into a 429 page.
     "axes.middleware.AxesMiddleware",
 ]
