@@ -194,6 +194,16 @@ def test_a_hangup_starts_new_workers_at_once_and_the_old_one_finishes_its_task(t
         )  # fmt: skip
         try:
             until(lambda: has_topic("deploying-started"), "a worker starts the task")
+            # Both workers seen beating first (a busy machine may start a task before its
+            # worker's first beat is written): the new ones are then told apart.
+            until(
+                lambda: (
+                    WorkerBeat.objects.count() == 2
+                    and set(DBTaskResult.objects.get(id=running.id).worker_ids)
+                    <= set(WorkerBeat.objects.values_list("worker_id", flat=True))
+                ),
+                "both workers' heartbeats",
+            )
             first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
             supervisor.send_signal(signal.SIGHUP)
             until(
