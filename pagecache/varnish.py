@@ -68,13 +68,6 @@ def purge(keys, hard=False):
     transaction.on_commit(lambda: send_to_all(keys, hard))
 
 
-def purge_later(keys):
-    """Leave a (soft) purge to the worker: for one made while a reader waits
-    (pagecache.purges, when this site's cache comes back)."""
-    for url in targets() if keys else ():
-        retry_later(url, keys, hard=False)
-
-
 def send_to_all(keys, hard=False):
     urls = targets()
     if len(urls) == 1:
