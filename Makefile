@@ -65,7 +65,7 @@ run: $(VENV)/.installed
 SERVE_BIND ?= 127.0.0.1:8000
 # Background task workers beside the app server, by queue (manage.py run_workers; more
 # can run on other machines sharing the database: docs/operations.md, "Background work").
-TASK_WORKERS ?= urgent:1,default:1
+TASK_WORKERS ?= urgent:1,default:1,remote:1
 VARNISH ?=
 VARNISH_BACKEND_BIND ?= 127.0.0.1:8001
 # Where make serve leaves its processes' ids for make deploy: a folder per address, so

@@ -3,7 +3,7 @@ from django.tasks import task
 from .delivery import BATCH, send_due
 
 
-@task
+@task(queue_name="remote")
 def send_due_webhooks():
     """Send the webhook deliveries that are due. Queued with each change that makes
     some, and every minute (settings.SKILLO_PERIODIC_TASKS) for retries and scheduled

@@ -404,7 +404,7 @@ def main():
             stack.enter_context(app)
             with open(work / "worker.log", "ab") as worker_log:
                 worker = subprocess.Popen(
-                    [sys.executable, "manage.py", "run_workers", "--workers", "urgent:1,default:1"],
+                    [sys.executable, "manage.py", "run_workers"],
                     cwd=ROOT, env=env, stdout=worker_log, stderr=worker_log,
                     start_new_session=True,
                 )  # fmt: skip

@@ -48,7 +48,7 @@ def failed(embed, why):
     return embed.state
 
 
-@task
+@task(queue_name="remote")
 def fetch_embed(url):
     """Fetch the card of ``url``: ready, or failed (the link stays a plain link). Saving
     it purges the pages showing the link (news.signals)."""

@@ -146,12 +146,12 @@ def finish(delivery, state, error=""):
     delivery.save(update_fields=["state", "last_error", "attempts", "due_at"])
 
 
-@task
+@task(queue_name="remote")
 def deliver(delivery_id):
     return send(delivery_id)
 
 
-@task
+@task(queue_name="remote")
 def deliver_many(delivery_ids):
     """Send each delivery in turn; one that was sent before (a retried batch) is skipped,
     and one that cannot be sent at all fails alone, not the batch."""

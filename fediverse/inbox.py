@@ -216,7 +216,7 @@ def keep(request, body, deferred):
     return JsonResponse({"accepted": f"later: {deferred}"}, status=202)
 
 
-@task
+@task(queue_name="remote")
 def verify_later(pending_id):
     """Check a kept activity in full, its key fetched now, and act on it if it holds."""
     pending = PendingActivity.objects.filter(pk=pending_id).first()

@@ -113,13 +113,13 @@ def activity(kind, actor, document, suffix, **extra):
     }
 
 
-@task
+@task(queue_name="remote")
 def announce(article_id):
     """Send a newly public article to its followers (at its time, if scheduled)."""
     return announce_now(article_id)
 
 
-@task
+@task(queue_name="remote")
 def tell_changed(article_id):
     return update_now(article_id)
 

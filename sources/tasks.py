@@ -6,7 +6,7 @@ from django.tasks import task
 from background.limits import time_limit
 
 
-@task
+@task(queue_name="remote")
 @time_limit(1800)  # an hour apart: thousands of URLs, paced per host
 def check_sources():
     """Check the cited URLs that are due (hourly, settings.SKILLO_PERIODIC_TASKS): each

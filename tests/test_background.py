@@ -291,7 +291,8 @@ def test_a_worker_on_every_queue_takes_the_urgent_task_first():
     ("spec", "message"),
     [
         ("2", "'2' is a count; workers are counted by queue now, such as urgent:1,default:2"),
-        ("default:2", "no worker for the urgent queue"),
+        ("default:2,remote:1", "no worker for the urgent queue"),
+        ("urgent:1,default:2", r"no worker for the remote queue .* \(add remote:1\)"),
         ("urgent:1,default:x", "'default:x' needs a number of workers"),
         ("urgent:1,default:1,bulk:1", "unknown queue 'bulk'"),
     ],
@@ -374,12 +375,13 @@ def test_tasks_status_prints_the_counts_and_the_latest_failure():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("1 queued")
     assert "1 failed" in lines[0]
-    assert lines[1:3] == [
+    assert lines[1:4] == [
         "  urgent: 0 queued (oldest waiting 0 s), 0 running, 0 failed; 0 workers.",
         "  default: 1 queued (oldest waiting 0 s), 0 running, 1 failed; 0 workers.",
+        "  remote: 0 queued (oldest waiting 0 s), 0 running, 0 failed; 0 workers.",
     ]
-    assert "tests.background_tasks.always_fails" in lines[3]
-    assert "the receiver did not answer" in lines[3]
+    assert "tests.background_tasks.always_fails" in lines[4]
+    assert "the receiver did not answer" in lines[4]
 
 
 # Skillo's own periodic tasks, as the settings name them

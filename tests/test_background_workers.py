@@ -18,6 +18,8 @@ from django.tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from background.models import WorkerBeat
+from fediverse.actors import site_actor
+from fediverse.delivery import queue
 from members.tasks import send_sign_in_link
 from news.models import Tag
 
@@ -28,6 +30,7 @@ from .waiting import until
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[1]
+EVERY_QUEUE = "urgent:1,default:1,remote:1"
 
 
 def database_url():
@@ -150,13 +153,13 @@ def test_the_supervisor_starts_a_killed_worker_again_and_stops_them_all(tmp_path
     }
     with open(tmp_path / "supervisor.log", "wb") as log:
         supervisor = subprocess.Popen(
-            [sys.executable, "manage.py", "run_workers", "--workers", "urgent:1,default:1"],
+            [sys.executable, "manage.py", "run_workers", "--workers", EVERY_QUEUE],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
-            until(lambda: WorkerBeat.objects.count() == 2, "two workers beat")
+            until(lambda: WorkerBeat.objects.count() == 3, "three workers beat")
             assert sorted(WorkerBeat.objects.values_list("queues", flat=True)) == [
-                "default", "urgent",
+                "default", "remote", "urgent",
             ]  # fmt: skip
             first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
             victim = int(sorted(first)[0].rsplit(":", 1)[1])
@@ -189,26 +192,26 @@ def test_a_hangup_starts_new_workers_at_once_and_the_old_one_finishes_its_task(t
     running = tasks.held.enqueue("deploying")
     with open(tmp_path / "supervisor.log", "wb") as log:
         supervisor = subprocess.Popen(
-            [sys.executable, "manage.py", "run_workers", "--workers", "urgent:1,default:1"],
+            [sys.executable, "manage.py", "run_workers", "--workers", EVERY_QUEUE],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
             until(lambda: has_topic("deploying-started"), "a worker starts the task")
-            # Both workers seen beating first (a busy machine may start a task before its
+            # All workers seen beating first (a busy machine may start a task before its
             # worker's first beat is written): the new ones are then told apart.
             until(
                 lambda: (
-                    WorkerBeat.objects.count() == 2
+                    WorkerBeat.objects.count() == 3
                     and set(DBTaskResult.objects.get(id=running.id).worker_ids)
                     <= set(WorkerBeat.objects.values_list("worker_id", flat=True))
                 ),
-                "both workers' heartbeats",
+                "every worker's heartbeat",
             )
             first = set(WorkerBeat.objects.values_list("worker_id", flat=True))
             supervisor.send_signal(signal.SIGHUP)
             until(
                 lambda: (
-                    len(set(WorkerBeat.objects.values_list("worker_id", flat=True)) - first) == 2
+                    len(set(WorkerBeat.objects.values_list("worker_id", flat=True)) - first) == 3
                 ),
                 "a new worker for each queue",
             )
@@ -262,6 +265,19 @@ def test_a_sign_in_mail_is_sent_by_the_urgent_worker_while_the_default_queue_is_
         until(lambda: has_topic("behind the bulk"), "the default queue goes on")
     finally:
         server.stop()
+
+
+def test_deliveries_to_other_servers_wait_on_the_remote_queue_not_the_sites_own(
+    start_worker, silent_host
+):
+    address, taken = silent_host
+    queue(site_actor(), {"type": "Note"}, [f"{address}/inbox"])
+    tasks.record.enqueue("site work")  # queued after the delivery
+    start_worker("default-worker", queue="default", ALLOW_PRIVATE_ADDRESSES="1")
+    until(lambda: has_topic("site work"), "the default queue's task runs")
+    assert taken == []  # the silent server was not waited on
+    start_worker("remote-worker", queue="remote", ALLOW_PRIVATE_ADDRESSES="1")
+    until(lambda: taken, "the remote worker tries the delivery")
 
 
 def test_a_task_that_never_ends_is_stopped_at_its_time_limit_and_the_next_one_runs(

@@ -592,14 +592,21 @@ SKILLO_EMAIL_STORIES_ON_PUBLISH = env_bool("EMAIL_STORIES_ON_PUBLISH", True)
 # Background work (the background app): Django's tasks, queued in the project's own
 # database (django-tasks-db), so that a task is queued in the transaction of the change
 # that causes it and no other service is needed; run by `manage.py run_workers`, which
-# `make run` and `make serve` start. Two queues, each with its own workers: "urgent" for
-# what a person is waiting for (a sign-in link, a confirmation, an editor's mail), which
-# must never wait behind "default", the bulk and untrusted work (newsletter batches,
-# fediverse activities, fetches of other servers). A task names its queue
-# (`@task(queue_name="urgent")`); an unknown name fails at import.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["urgent", "default"]}}
-# The workers run_workers keeps running, by queue: "urgent:1,default:2".
-SKILLO_TASK_WORKERS = os.environ.get("TASK_WORKERS", "urgent:1,default:1")
+# `make run` and `make serve` start. Three queues, each with its own workers: "urgent" for
+# what a person is waiting for (a sign-in link, a confirmation, an editor's mail);
+# "default" for the site's own bulk work (newsletter batches, renditions, reindexing);
+# "remote" for work that waits on other servers, which any of them may make slow
+# (fediverse activities and deliveries, webhooks, feed reads, source checks, embeds), so
+# that a flood of it holds neither of the others. A task names its queue
+# (`@task(queue_name="remote")`); an unknown name fails at import.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["urgent", "default", "remote"],
+    }
+}
+# The workers run_workers keeps running, by queue: "urgent:1,default:2,remote:2".
+SKILLO_TASK_WORKERS = os.environ.get("TASK_WORKERS", "urgent:1,default:1,remote:1")
 # The Redis queue (TASKS_URL) is gone: a site still naming one may have tasks waiting
 # there, which nothing would run, so it is told rather than started without them.
 if os.environ.get("TASKS_URL"):

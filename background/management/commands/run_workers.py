@@ -36,8 +36,8 @@ def parse_workers(spec):
         counts[queue] = int(count)
     if missing := [queue for queue in known if queue not in counts]:
         raise CommandError(
-            f"TASK_WORKERS: no worker for the {', '.join(missing)} queue in {spec!r}: "
-            "its tasks would never run"
+            f"TASK_WORKERS: no worker for the {' and '.join(missing)} queue in {spec!r}: "
+            f"its tasks would never run (add {missing[0]}:1)"
         )
     return counts
 
@@ -55,7 +55,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers",
             help="workers by queue, such as urgent:1,default:2 (default: TASK_WORKERS, "
-            "else urgent:1,default:1)",
+            "else urgent:1,default:1,remote:1)",
         )
 
     def handle(self, *args, workers, verbosity, **options):
