@@ -355,7 +355,7 @@ class Varnish(_PlainProcess):
             raise BenchError("varnishd not found: apt-get install -y varnish varnish-modules")
         (self.folder / "backend.vcl").write_text(
             f'backend skillo {{ .host = "127.0.0.1"; .port = "{self.backend_port}"; }}\n'
-            'acl purgers { "127.0.0.1"; }\n'
+            'acl purgers { "127.0.0.1"; }\nacl tls_proxies { }\n'
         )
         vcl = ROOT / "deploy" / "varnish"
         return [

@@ -23,3 +23,8 @@ acl purgers {
     "127.0.0.1";
     "::1";
 }
+
+# Balancers in front that terminate TLS and say so in X-Forwarded-Proto: believed from
+# these addresses only (an address, or "10.0.0.0"/8). Empty: no such balancer.
+acl tls_proxies {
+}

@@ -18,6 +18,10 @@
 # terminator in front (hitch, nginx's stream module): it speaks the PROXY protocol, and
 # what comes in there is https (skillo.vcl, local.socket "https"). Keep it on loopback.
 #
+# VARNISH_TLS_PROXIES (addresses or networks, comma-separated, none by default) names the
+# balancers in front that terminate TLS themselves and say so in X-Forwarded-Proto: from
+# them, and only them, that header is believed (skillo.vcl, the ACL tls_proxies).
+#
 # LISTEN "-" runs no Varnish: the app server alone, watched as below (`make serve`).
 #
 # Both are watched, not trusted to stay up: when the app server exits or crashes, Varnish
@@ -56,6 +60,15 @@ if [ -n "$with_varnish" ]; then
     for i in $(seq "$n"); do echo "    app.add_backend(app_$i);"; done
     echo "}"
     printf 'acl purgers {\n    "127.0.0.1";\n    "::1";\n}\n'
+    echo "acl tls_proxies {"
+    IFS=, read -ra proxies <<< "${VARNISH_TLS_PROXIES:-}"
+    for proxy in "${proxies[@]}"; do
+      proxy=${proxy// /}
+      [ -z "$proxy" ] && continue
+      if [[ $proxy == */* ]]; then printf '    "%s"/%s;\n' "${proxy%/*}" "${proxy#*/}"
+      else printf '    "%s";\n' "$proxy"; fi
+    done
+    echo "}"
   } > "$work/backend.vcl" || exit 1
   listeners=(-a "http=$listen")
   if [ -n "${VARNISH_TLS_BIND:-}" ]; then

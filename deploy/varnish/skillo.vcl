@@ -16,7 +16,10 @@
 #          -p vcl_path=/path/to/deploy/varnish ...
 # with the TLS terminator (hitch with write-proxy-v2, nginx's stream proxy_protocol)
 # sending to the "https" address. Only the terminator may reach that address.
-# The backends (added to `app`) and the purge ACL are in backend.vcl (found on vcl_path).
+# Or behind a balancer that terminates TLS and sets X-Forwarded-Proto (and appends the
+# reader's address to X-Forwarded-For): list its addresses in the ACL tls_proxies.
+# The backends (added to `app`), the purge ACL and tls_proxies (empty: no such balancer)
+# are in backend.vcl (found on vcl_path).
 
 vcl 4.1;
 
@@ -36,11 +39,18 @@ sub vcl_recv {
     # client's X-Forwarded-Proto: https would otherwise be stored with the page (https
     # links, HSTS) and served to every later reader. Requests on the listen address named
     # "https" came through the TLS terminator in front (varnishd -a https=...,PROXY;
-    # deploy/varnish/serve.sh, VARNISH_TLS_BIND); all others are plain HTTP. The other
-    # headers that name a scheme, host or port to the app server (gunicorn reads
-    # X-Forwarded-Ssl and X-Forwarded-Protocol too) are dropped for the same reason.
+    # deploy/varnish/serve.sh, VARNISH_TLS_BIND). A balancer that terminates TLS and says
+    # so in X-Forwarded-Proto is believed only from the addresses of the ACL tls_proxies
+    # (backend.vcl; VARNISH_TLS_PROXIES); all others are plain HTTP. The other headers
+    # that name a scheme, host or port to the app server (gunicorn reads X-Forwarded-Ssl
+    # and X-Forwarded-Protocol too) are dropped for the same reason.
     if (local.socket == "https") {
         set req.http.X-Forwarded-Proto = "https";
+    } else if (client.ip ~ tls_proxies && req.http.X-Forwarded-Proto ~ "^(?i)https$") {
+        set req.http.X-Forwarded-Proto = "https";
+        # Varnish appended the balancer's address to X-Forwarded-For; the entry before
+        # it is the reader's, as the balancer saw them, and the app reads the last one.
+        set req.http.X-Forwarded-For = regsub(req.http.X-Forwarded-For, ",\s*[^,]*$", "");
     } else {
         set req.http.X-Forwarded-Proto = "http";
     }

@@ -44,9 +44,12 @@ class Response:
         return self.headers.get("X-Varnish", "").split(" ")[-1]
 
 
-def get(base, path, method="GET", headers=None):
+def get(base, path, method="GET", headers=None, source=None):
+    """The answer to one request; ``source``: the client's own address (on loopback)."""
     address = urlsplit(base)
-    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    conn = http.client.HTTPConnection(
+        address.hostname, address.port, timeout=30, source_address=source and (source, 0)
+    )
     try:
         conn.request(method, path, headers=headers or {})
         answer = conn.getresponse()
@@ -159,7 +162,7 @@ class Varnish:
         self.process = None
 
 
-def backend_vcl(ports, purgers=("127.0.0.1", "::1")):
+def backend_vcl(ports, purgers=("127.0.0.1", "::1"), tls_proxies=()):
     """As deploy/varnish/serve.sh writes it: a backend per port in the director, each
     probed if there are several."""
     ports = [ports] if isinstance(ports, int) else ports
@@ -174,7 +177,11 @@ def backend_vcl(ports, purgers=("127.0.0.1", "::1")):
         backends = 'include "probe.vcl";\n' + backends
     added = "".join(f"    app.add_backend(app_{n});\n" for n in range(1, len(ports) + 1))
     acl = "".join(f'    "{address}";\n' for address in purgers)
-    return f"{backends}sub vcl_init {{\n{added}}}\n\nacl purgers {{\n{acl}}}\n"
+    trusted = "".join(f'    "{address}";\n' for address in tls_proxies)
+    return (
+        f"{backends}sub vcl_init {{\n{added}}}\n\nacl purgers {{\n{acl}}}\n"
+        f"acl tls_proxies {{\n{trusted}}}\n"
+    )
 
 
 def as_from_a_terminal():

@@ -41,7 +41,7 @@ def launch(tmp_path, varnishd, demo_database, production_static):
     """Start a launcher as `make serve VARNISH=1` does; each is stopped at the end."""
     started = []
 
-    def start(command=None, tls=False, wait=True):
+    def start(command=None, tls=False, wait=True, **environment):
         folder = tmp_path / f"launcher-{len(started)}"
         folder.mkdir()
         database = folder / "db.sqlite3"
@@ -53,6 +53,7 @@ def launch(tmp_path, varnishd, demo_database, production_static):
         env = production_env(folder, production_static, demo_database.parent / "media")
         launcher = Launcher(env, folder, command, tls)
         launcher.env["VARNISH_PURGE_URLS"] = launcher.url
+        launcher.env.update(environment)
         started.append(launcher)
         return launcher.start(wait=wait)
 
@@ -216,6 +217,17 @@ def test_a_request_through_the_tls_terminators_address_gets_the_https_page(launc
     assert secure.headers["Strict-Transport-Security"].startswith("max-age=")
     # The links stay on the site's address (SITE_URL), whichever scheme was asked.
     assert canonical() in secure.text
+
+
+def test_a_balancer_named_as_a_tls_proxy_is_believed_and_no_one_else(launch):
+    launcher = launch(VARNISH_TLS_PROXIES="127.0.0.2, 10.9.0.0/16")
+    says_https = {"X-Forwarded-Proto": "https"}
+    secure = get(launcher.url, ARTICLE, headers=says_https, source="127.0.0.2")
+    assert secure.status == 200
+    assert secure.headers["Strict-Transport-Security"].startswith("max-age=")
+    forged = get(launcher.url, ARTICLE, headers=says_https, source="127.0.0.3")
+    assert (forged.status, forged.cache) == (200, "MISS")  # not the https copy
+    assert "Strict-Transport-Security" not in forged.headers
 
 
 def test_the_https_page_is_kept_apart_from_the_plain_one(launch):
