@@ -5,7 +5,8 @@ from urllib.parse import urlsplit
 
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import Paginator
-from django.db.models import Exists, Max, OuterRef, Q
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, Window
+from django.db.models.functions import Mod, RowNumber
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -42,15 +43,44 @@ def latest_change():
     )
 
 
+def page_starts(size):
+    """Where each page of ``size`` articles of the sitemap starts, newest first: the
+    (published_at, id) of its first article, and the number of published articles. One
+    walk along the index article_status_published per change (any public change purges
+    FEEDS), so that each page is then one indexed range: with OFFSET, the last page of a
+    million articles read all the others first (3.5 s), and walking every page was
+    quadratic in the archive."""
+    order = [F("published_at").desc(), F("pk").desc()]
+    starts = (
+        Article.objects.published()
+        .annotate(row=Window(RowNumber(), order_by=order), total=Window(Count("pk")))
+        .annotate(place=Mod(F("row") - 1, size))
+        .filter(place=0)
+        .order_by(*order)
+        .values_list("published_at", "pk", "total")
+    )
+    return remember(f"articles:sitemap-pages:{size}", [FEEDS()], lambda: list(starts))
+
+
 class PublishedArticlesPaginator(Paginator):
-    """The sitemap's pages of articles, counted once per change rather than for every
-    request for the index: the count reads every published article."""
+    """The sitemap's pages of articles, each read from where page_starts() says it
+    starts; the index counts them from the same list, so the two agree."""
+
+    @cached_property
+    def starts(self):
+        return page_starts(self.per_page)
 
     @cached_property
     def count(self):
-        return remember(
-            "articles:published-count", [FEEDS()], lambda: Article.objects.published().count()
-        )
+        return self.starts[0][2] if self.starts else 0
+
+    def page(self, number):
+        number = self.validate_number(number)
+        if not self.starts:  # no article: the one empty page
+            return self._get_page(self.object_list.none(), number, self)
+        at, pk, _ = self.starts[number - 1]
+        rows = self.object_list.filter(Q(published_at__lt=at) | Q(published_at=at, pk__lte=pk))
+        return self._get_page(rows[: self.per_page], number, self)
 
 
 class OnSite(Sitemap):

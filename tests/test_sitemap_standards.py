@@ -132,3 +132,36 @@ def test_the_index_counts_the_articles_again_when_one_is_published_or_unpublishe
     third.status = third.Status.DRAFT
     third.save()
     assert article_pages() == ["/sitemaps/articles.xml"]
+
+
+def test_the_pages_of_articles_list_each_public_one_once_newest_first(client, monkeypatch):
+    from news.sitemaps import ArticleSitemap
+
+    monkeypatch.setattr(ArticleSitemap, "limit", 2)
+    now = timezone.now().replace(microsecond=0)
+    # Three published at one moment, so that a page ends between two of them.
+    articles = [ArticleFactory(published_at=now - timedelta(days=days)) for days in (5, 1, 1, 1, 3)]
+    ArticleFactory(status="draft")
+    index = sitemap(client, "/sitemap.xml")
+    pages = [path(loc.text) for loc in index.iter(f"{SM}loc") if "/sitemaps/articles" in loc.text]
+    assert len(pages) == 3
+    listed = [path(loc.text) for page in pages for loc in sitemap(client, page).iter(f"{SM}loc")]
+    newest_first = sorted(articles, key=lambda a: (a.published_at, a.pk), reverse=True)
+    assert listed == [article.get_absolute_url() for article in newest_first]
+
+
+def test_a_later_page_of_articles_is_read_as_a_range_not_after_skipping_the_others(
+    client, monkeypatch
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from news.sitemaps import ArticleSitemap
+
+    monkeypatch.setattr(ArticleSitemap, "limit", 2)
+    ArticleFactory.create_batch(5)
+    sitemap(client, "/sitemap.xml")  # the pages' starts, worked out once
+    with CaptureQueriesContext(connection) as queries:
+        assert len(sitemap(client, "/sitemaps/articles.xml?p=3").findall(f"{SM}url")) == 1
+    articles = [q["sql"] for q in queries if '"news_article"' in q["sql"]]
+    assert articles and not any("OFFSET" in sql for sql in articles)
