@@ -79,7 +79,10 @@ class PublishedArticlesPaginator(Paginator):
         if not self.starts:  # no article: the one empty page
             return self._get_page(self.object_list.none(), number, self)
         at, pk, _ = self.starts[number - 1]
-        rows = self.object_list.filter(Q(published_at__lt=at) | Q(published_at=at, pk__lte=pk))
+        # published_at <= at bounds the index scan; the OR then only sorts out ties.
+        rows = self.object_list.filter(published_at__lte=at).filter(
+            Q(published_at__lt=at) | Q(pk__lte=pk)
+        )
         return self._get_page(rows[: self.per_page], number, self)
 
 
