@@ -38,6 +38,7 @@ from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
 from . import calendar, conversation, invitations, keeping, previews, queues, workflow
+from .filters import TopicFilter
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -117,7 +118,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     list_display = [
         "title", "state", "event_date", "published_at", "tag_list", "version_marker",
     ]  # fmt: skip
-    list_filter = ["status", "tags", "event_date", "published_at"]
+    list_filter = ["status", TopicFilter, "event_date", "published_at"]
     search_fields = ["title", "summary", "body"]
     date_hierarchy = "published_at"
     inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]

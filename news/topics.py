@@ -186,6 +186,12 @@ def topic_sizes():
     return remember("topics:sizes", [TOPICS()], sizes)
 
 
+def biggest_topics(count):
+    """The ``count`` topics with the most published articles, biggest first."""
+    rows = remember(ROWS, [TOPICS()], _count_topics)
+    return [_topic(row) for row in sorted(rows, key=lambda row: (-row[3], row[1]))[:count]]
+
+
 def main_topics():
     """The site header's topics: those the editors chose, in their order (public ones
     only), or else the biggest."""

@@ -1,5 +1,6 @@
 """Editorial workflow: roles, preview, revisions, conflicts, old addresses, queues."""
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -507,3 +508,23 @@ def test_editing_a_published_article_keeps_its_publication_time(editor):
     assert editor.post(change_url(story), data).status_code == 302
     story.refresh_from_db()
     assert story.published_at.replace(microsecond=0) == published
+
+
+def test_the_lists_topic_filter_offers_the_biggest_topics_and_the_one_chosen(editor, monkeypatch):
+    from editorial.filters import TopicFilter
+
+    monkeypatch.setattr(TopicFilter, "SHOWN", 2)
+    for _ in range(3):
+        ArticleFactory(tags=["python", "rust"])
+    ArticleFactory(tags=["python", "go"])
+    small = ArticleFactory(draft=True, tags=["zig"])
+    page = editor.get(CHANGELIST).content.decode()
+    sidebar = page[page.index('id="changelist-filter"') :]
+    assert ">python</a>" in sidebar and ">rust</a>" in sidebar
+    assert ">go</a>" not in sidebar and ">zig</a>" not in sidebar
+    zig = small.tags.get().pk
+    page = editor.get(f"{CHANGELIST}?tags__id__exact={zig}").content.decode()
+    sidebar = page[page.index('id="changelist-filter"') :]
+    assert re.search(r'<li class="selected">\s*<a href="[^"]*">zig</a>', sidebar)
+    listed = re.findall(r'href="/admin/news/article/(\d+)/change/', page)
+    assert listed == [str(small.pk)]
