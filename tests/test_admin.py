@@ -55,7 +55,7 @@ def test_article_list_shows_columns_and_filters(editor_client):
     assert "Listed story" in page
     for column in ("column-state", "column-event_date", "column-published_at", "column-tag_list"):
         assert column in page
-    assert "By Tags" in page and "By status" in page
+    assert "By topic" in page and "By status" in page
     assert "python" in page
 
 
