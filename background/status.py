@@ -75,3 +75,14 @@ def latest_failures(limit):
         }
         for row in DBTaskResult.objects.failed().order_by("-finished_at")[:limit]
     ]
+
+
+def is_waiting(task, *args):
+    """Whether ``task`` with ``args`` is queued or running: a task that works through
+    everything of one kind (one remote host's activities) is queued once, not again
+    for each thing."""
+    return DBTaskResult.objects.filter(
+        task_path=task.module_path,
+        status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING],
+        args_kwargs__args=list(args),
+    ).exists()

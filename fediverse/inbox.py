@@ -17,6 +17,7 @@ one timeout, not one per activity."""
 import json
 import logging
 import math
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.datastructures import CaseInsensitiveMapping
 
+from background.status import is_waiting
 from outbound import budget
 from ratelimits import counter
 
@@ -57,6 +59,9 @@ PENDING_PER_SITE = 5000
 # A kept activity whose key's host stays backed off is put off until it may be asked,
 # for this long at most; then it is dropped.
 KEPT_AT_MOST = timedelta(days=1)
+# Seconds one verify_host task works through a host's activities before the rest waits
+# for a task of its own.
+SLICE = 60
 
 
 class Problem(Exception):
@@ -122,10 +127,11 @@ def authenticate(request, body, received_at=None, inline=True):
         remote = signer(signed, domain, inline)
     except Later as later:
         raise Deferred(signed, domain, str(later)) from None
-    except (budget.BackedOff, Unanswered):
-        # The key's host is silent or over its budget: the sender tries again later
-        # (and a kept activity waits, verify_later), rather than spend a timeout each.
-        wait = budget.wait(domain) or 60
+    except (budget.BackedOff, Unanswered) as unreachable:
+        # The key's host is silent or over its budget (or the site's for hosts that did
+        # not answer): the sender tries again later (and a kept activity waits,
+        # verify_host), rather than spend a timeout each.
+        wait = getattr(unreachable, "retry_after", None) or budget.wait(domain) or 60
         raise Problem(429, f"{domain} cannot be reached now; try again later.", wait) from None
     except FetchFailed as failure:
         # What the fetch saw stays in the log: telling the sender would make the inbox
@@ -204,25 +210,76 @@ def keep(request, body, deferred):
     headers = {name: value for name, value in request.headers.items() if name != "Cookie"}
     try:
         with transaction.atomic():
-            pending = PendingActivity.objects.create(
+            PendingActivity.objects.create(
                 fingerprint=deferred.signed.fingerprint, domain=domain,
                 received_at=timezone.now(), method=request.method,
                 path=request.get_full_path()[:2000], host=request.get_host()[:255],
                 url=request.build_absolute_uri()[:2300], headers=headers, body=body,
             )  # fmt: skip
-            transaction.on_commit(lambda: verify_later.enqueue(pending.pk))
+            transaction.on_commit(lambda: verify_host_once(domain))
     except IntegrityError:
         pass  # the same request, sent again while it waits: one is enough
     return JsonResponse({"accepted": f"later: {deferred}"}, status=202)
 
 
+def verify_host_once(domain):
+    """Queue verify_host for ``domain`` unless it is queued (or running) already."""
+    if not is_waiting(verify_host, domain):
+        verify_host.enqueue(domain)
+
+
+@task(queue_name="remote")
+def verify_host(domain):
+    """Check the activities kept from ``domain`` in full, oldest first, their keys
+    fetched now, and act on each that holds. One task a host, not one an activity: when
+    the host is silent or over its budget, all its activities wait together, put off
+    until it may be asked (one task, one time-out), and a flood from many hosts costs
+    the queue one task a host. After SLICE seconds the rest goes to a task of its own,
+    behind what was queued meanwhile."""
+    ends = time.monotonic() + SLICE
+    done = 0
+    kept = PendingActivity.objects.filter(domain=domain).order_by("received_at", "pk")
+    while time.monotonic() < ends:
+        if (pending := kept.first()) is None:
+            return f"{domain}: {done} checked"
+        try:
+            outcome, later = verify(pending)
+        except Exception:
+            # Not to be tried again and again ahead of the host's other activities.
+            logger.exception("Inbox: a kept activity from %s could not be checked", domain)
+            pending.delete()
+            continue
+        logger.info("Inbox: a kept activity from %s: %s", domain, outcome)
+        if later is not None:
+            verify_host.using(run_after=later).enqueue(domain)
+            return f"{domain}: {done} checked, the rest put off until {later:%H:%M:%S}"
+        done += 1
+    verify_host.enqueue(domain)
+    return f"{domain}: {done} checked, more to come"
+
+
+@task(queue_name="remote")
+def verify_kept():
+    """A verify_host for every host with activities kept and none queued: a task lost
+    (its worker killed past its retries) leaves no host's activities waiting for ever.
+    Periodic (settings.SKILLO_PERIODIC_TASKS)."""
+    domains = PendingActivity.objects.values_list("domain", flat=True).distinct().order_by()
+    for domain in domains:
+        verify_host_once(domain)
+    return len(domains)
+
+
 @task(queue_name="remote")
 def verify_later(pending_id):
-    """Check a kept activity in full, its key fetched now, and act on it if it holds."""
+    """What tasks queued before verify_host name: the kept activity's host's."""
     pending = PendingActivity.objects.filter(pk=pending_id).first()
-    if pending is None:
-        return "gone"
-    body, put_off = bytes(pending.body), False
+    return verify_host.call(pending.domain) if pending else "gone"
+
+
+def verify(pending):
+    """Check the kept activity ``pending`` and act on it if it holds (it is then gone):
+    what happened, and until when its host's activities wait (None: they need not)."""
+    body = bytes(pending.body)
     try:
         remote, activity = authenticate(
             KeptRequest(pending), body, received_at=pending.received_at, inline=False
@@ -230,18 +287,12 @@ def verify_later(pending_id):
         done = handle(activity, remote)
     except Problem as refused:
         later = timezone.now() + timedelta(seconds=refused.retry_after or 0)
-        put_off = bool(refused.retry_after) and later - pending.received_at < KEPT_AT_MOST
-        if put_off:
-            # Its key's host is backed off or busy: the activity waits, costing no timeout.
-            verify_later.using(run_after=later).enqueue(pending.pk)
-            done = f"put off until {later:%H:%M:%S}"
-        else:
-            done = f"refused ({refused.status}): {refused}"
-    finally:
-        if not put_off:
-            pending.delete()
-    logger.info("Inbox: a kept activity from %s: %s", pending.domain, done)
-    return done
+        if refused.retry_after and later - pending.received_at < KEPT_AT_MOST:
+            # Its key's host is backed off or busy: it waits, costing no time-out.
+            return "put off", later
+        done = f"refused ({refused.status}): {refused}"
+    pending.delete()
+    return done, None
 
 
 def accept(local, remote, follow):

@@ -6,6 +6,7 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import nullcontext
 from datetime import timedelta
 from urllib.parse import urldefrag, urlsplit
 
@@ -49,6 +50,9 @@ class Later(Exception):
 # in a thread of a small pool; past the budget the request is answered and the activity
 # verified in the background). A full pool is a wait that ends in the same way.
 INLINE_BUDGET = 2.0
+# The name, not a host's, under which the site's allowance for asking again hosts that
+# did not answer is counted (outbound.budget).
+RETRIES = "(hosts asked again)"
 INLINE_THREADS = 4
 _pool = None
 _pool_lock = threading.Lock()
@@ -206,10 +210,19 @@ def fetch_key_owner(key_id_url, inline=False):
     """The key's owner, fetched within its host's budget (outbound.BackedOff at once if
     the host is backed off); ``inline``: within INLINE_BUDGET too."""
     site = site_actor()
+    domain = domain_of(key_id_url)
     reserved = INLINE_BUDGET if inline else budget.RESERVED
+    # A host that did not answer last time is asked again within the site's allowance
+    # for such hosts too: a flood naming many silent hosts costs the worker at most
+    # FEDIVERSE_RETRY_SECONDS a minute once each has had its first chance.
+    allowance = (
+        budget.spending(RETRIES, reserved, settings.SKILLO_FEDIVERSE_RETRY_SECONDS)
+        if not inline and budget.failing(domain)
+        else nullcontext()
+    )
     # Counted here, not in fetch_json: an inline fetch runs in a thread that must not
     # touch the database.
-    with budget.spending(domain_of(key_id_url), reserved) as request:
+    with allowance, budget.spending(domain, reserved) as request:
         try:
             if inline:
                 document = within_budget(key_owner_document, key_id_url, site)

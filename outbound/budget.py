@@ -68,11 +68,12 @@ def minute(now):
     return int(now.timestamp() // WINDOW)
 
 
-def barrier(row, now):
+def barrier(row, now, limit=None):
     """Until when ``row``'s host may not be asked (None: it may be now)."""
+    limit = settings.SKILLO_OUTBOUND_HOST_SECONDS if limit is None else limit
     if row.backed_off_until and row.backed_off_until > now:
         return row.backed_off_until
-    if row.window == minute(now) and row.seconds >= settings.SKILLO_OUTBOUND_HOST_SECONDS:
+    if row.window == minute(now) and row.seconds >= limit:
         return datetime.fromtimestamp((row.window + 1) * WINDOW, tz=UTC)
     return None
 
@@ -93,27 +94,29 @@ def spent(seconds, window):
     }
 
 
-def reserve(host, seconds, now):
+def reserve(host, seconds, now, limit=None):
     """Count ``seconds`` in ``host``'s minute if it may be asked now; whether it may.
     One statement, so two processes cannot both take the minute's last seconds."""
+    limit = settings.SKILLO_OUTBOUND_HOST_SECONDS if limit is None else limit
     window = minute(now)
     not_backed_off = Q(backed_off_until__isnull=True) | Q(backed_off_until__lte=now)
-    within = ~Q(window=window) | Q(seconds__lt=settings.SKILLO_OUTBOUND_HOST_SECONDS)
+    within = ~Q(window=window) | Q(seconds__lt=limit)
     return Host.objects.filter(not_backed_off, within, name=host).update(**spent(seconds, window))
 
 
 @contextmanager
-def spending(host, reserved=RESERVED):
+def spending(host, reserved=RESERVED, limit=None):
     """Count the request made inside in ``host``'s budget: BackedOff at once, before any
-    connection, if the host is backed off or has spent its minute. An httpx transport
-    error (no answer) coming out, or ``failed()``, backs the host off."""
+    connection, if the host is backed off or has spent its minute (``limit`` seconds,
+    OUTBOUND_HOST_SECONDS by default). An httpx transport error (no answer) coming out,
+    or ``failed()``, backs the host off."""
     now = timezone.now()
-    if not reserve(host, reserved, now):
+    if not reserve(host, reserved, now, limit):
         # A host not asked before, or one that may not be asked: which, and until when.
         row, _ = Host.objects.get_or_create(name=host)
-        if until := barrier(row, now):
+        if until := barrier(row, now, limit):
             raise BackedOff(host, until)
-        reserve(host, reserved, now)
+        reserve(host, reserved, now, limit)
     window = minute(now)
     request, started = Request(), time.monotonic()
     try:
@@ -150,3 +153,8 @@ def wait(host):
     except BackedOff as backed_off:
         return backed_off.retry_after
     return 0
+
+
+def failing(host):
+    """Whether the last request to ``host`` got no answer."""
+    return Host.objects.filter(name=host, failures__gt=0).exists()

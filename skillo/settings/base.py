@@ -561,6 +561,10 @@ SKILLO_ALLOW_PRIVATE_ADDRESSES = env_bool("ALLOW_PRIVATE_ADDRESSES", False)
 SKILLO_OUTBOUND_BACKOFF_SECONDS = env_int("OUTBOUND_BACKOFF_SECONDS", 60)
 SKILLO_OUTBOUND_BACKOFF_MAX_SECONDS = env_int("OUTBOUND_BACKOFF_MAX_SECONDS", 3600)
 SKILLO_OUTBOUND_HOST_SECONDS = env_int("OUTBOUND_HOST_SECONDS", 60)
+# Seconds a minute the fediverse's key fetches may spend, in all, asking again hosts that
+# did not answer last time: a flood naming many silent hosts holds the remote worker at
+# most this long a minute once each host has had its first chance (fediverse.remote).
+SKILLO_FEDIVERSE_RETRY_SECONDS = env_int("FEDIVERSE_RETRY_SECONDS", 20)
 
 # The fediverse (the fediverse app; docs/fediverse.md). The site's actor is
 # @SITE_NAME@HOST, HOST being SITE_URL's.
@@ -649,6 +653,8 @@ SKILLO_PERIODIC_TASKS = {
     "refresh-figures": ("readership.tasks.refresh_figures", timedelta(minutes=5)),
     # The fediverse inboxes' record of signatures past replaying, and old deliveries.
     "fediverse-prune": ("fediverse.publishing.prune", timedelta(hours=1)),
+    # Activities kept for their keys whose host has no task queued (one was lost).
+    "fediverse-verify-kept": ("fediverse.inbox.verify_kept", timedelta(minutes=10)),
     # The rate limits' windows that have ended, where they are counted in the database.
     "forget-ended-rate-windows": ("ratelimits.tasks.forget_ended_windows", timedelta(hours=1)),
     # The release desk: the watched projects' sources that are due (each about every half

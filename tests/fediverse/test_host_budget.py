@@ -6,10 +6,13 @@ instead of each costing the worker a timeout; deliveries to it are put off.
 The silent server accepts connections and never answers; counting its connections
 counts what the worker spent on it, whatever the machine's load."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.tasks import TaskResultStatus
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from fediverse import inbox
 from fediverse.actors import site_actor
@@ -64,8 +67,28 @@ def test_activities_naming_a_silent_key_host_cost_the_worker_one_timeout_not_one
     # One fetch waited out its timeout (36, and about 360 s, before hosts had budgets);
     # the host was then backed off, and the other 35 were put off without a connection.
     assert silent.connections == 1
-    # None is lost: they wait for the host to be asked again.
+    # None is lost: they wait for the host to be asked again, with one task for them all.
     assert PendingActivity.objects.count() == 36
+    [waiting] = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+    assert waiting.task_path == "fediverse.inbox.verify_host"
+    until = Host.objects.get(name=silent.address).backed_off_until
+    assert until <= waiting.run_after < until + timedelta(seconds=2)  # whole seconds
+
+
+def test_a_host_whose_task_was_lost_gets_one_again_and_only_one(
+    client, remote, silent, keys_fetched_by_the_worker, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(3):
+            follow_with_key_at(client, remote, silent.base, f"user{n}")
+    assert DBTaskResult.objects.count() == 1  # one for the host, not one an activity
+    DBTaskResult.objects.all().delete()  # lost with its worker
+    inbox.verify_kept.call()
+    inbox.verify_kept.call()
+    [again] = DBTaskResult.objects.all()
+    assert (again.task_path, again.args_kwargs["args"]) == (
+        "fediverse.inbox.verify_host", [silent.address],
+    )  # fmt: skip
 
 
 def test_the_inbox_refuses_a_host_past_its_pending_cap_and_still_accepts_another(
@@ -134,3 +157,24 @@ def test_the_admin_lets_a_backed_off_host_be_asked_again_at_once(admin_client):
         queue(site_actor(), activity, [back.base + "/inbox"])
         run_queued()
         assert len(back.received) == 1
+
+
+def test_hosts_that_did_not_answer_are_asked_again_within_the_sites_allowance(
+    client, remote, silent, settings, keys_fetched_by_the_worker,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    settings.SKILLO_FEDIVERSE_RETRY_SECONDS = 10  # one time-out's worth a minute
+    with SilentServer("127.0.0.5") as other:
+        for server in (silent, other):  # both silent last time; may be asked again now
+            Host.objects.create(name=server.address, failures=1)
+        with django_capture_on_commit_callbacks(execute=True):
+            for server in (silent, other):
+                follow_with_key_at(client, remote, server.base, f"user-{server.port}")
+        # Early in a minute, so that both are asked in it (a time-out is 10 s).
+        with time_machine.travel(timezone.now().replace(second=5)):
+            run_queued()
+        # One of the two was asked and waited out its time-out; the other was not asked.
+        assert silent.connections + other.connections == 1
+        assert PendingActivity.objects.count() == 2
+        put_off = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+        assert put_off.count() == 2 and all(task.run_after > timezone.now() for task in put_off)
