@@ -1,4 +1,5 @@
 import html
+import math
 import operator
 from collections import namedtuple
 from datetime import datetime, time
@@ -690,7 +691,8 @@ class Article(models.Model):
 
     @property
     def reading_minutes(self):
-        return max(1, round(len(self.body_text.split()) / WORDS_PER_MINUTE))
+        # A minute begun counts: rounded, a five-section story of 272 words said "1 min".
+        return max(1, math.ceil(len(self.body_text.split()) / WORDS_PER_MINUTE))
 
     def refresh_search_extra(self):
         """Copy tags and sources into the searchable text (they live in other tables),

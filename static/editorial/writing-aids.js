@@ -36,7 +36,8 @@
   function wordsAndMinutes(value, out, field) {
     var words = value.trim() ? value.trim().split(/\s+/).length : 0;
     var perMinute = Number(field.dataset.wordsPerMinute) || 230;
-    var minutes = Math.max(1, Math.round(words / perMinute));
+    // As news.models.Article.reading_minutes counts them: a minute begun counts.
+    var minutes = Math.max(1, Math.ceil(words / perMinute));
     out.textContent = words.toLocaleString("en") + " word" + (words === 1 ? "" : "s") +
       " · " + minutes + " min read";
   }

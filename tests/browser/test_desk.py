@@ -185,7 +185,7 @@ def test_counts_toolbar_and_shortcuts_while_writing(new_page, site, artifacts):
         editor.fill("#id_summary", "Short.")
         body = editor.locator("#id_body")
         body.fill("## What happened\n\nZig shipped " + "word " * 456)
-        expect(editor.locator("#id_body-count")).to_have_text("461 words · 2 min read")
+        expect(editor.locator("#id_body-count")).to_have_text("461 words · 3 min read")
 
         body.fill("Zig shipped today.")
         body.evaluate("(el) => el.setSelectionRange(4, 11)")  # "shipped"
