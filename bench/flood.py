@@ -165,6 +165,7 @@ def main():
     parser.add_argument("--hosts", type=int, default=50)
     parser.add_argument("--sources", type=int, default=100)
     parser.add_argument("--sign-ins", type=int, default=30)
+    parser.add_argument("--drain", type=int, default=1800, help="seconds at most")
     parser.add_argument(
         "--workers", default=os.environ.get("TASK_WORKERS", "urgent:1,default:1,remote:1")
     )
@@ -229,7 +230,7 @@ def main():
                 for thread in senders:
                     thread.join(600)
                 # The site's own bulk work queued in the thick of it: how long it waited.
-                site_work = subprocess.run([sys.executable, "manage.py", "shell", "-c", (
+                site_work = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", (
                     "import time\n"
                     "from background.tasks import prune_results\n"
                     "from django_tasks_db.models import DBTaskResult\n"
@@ -240,10 +241,32 @@ def main():
                     "    if row.finished_at: break\n"
                     "    time.sleep(0.1)\n"
                     "print((row.finished_at - row.enqueued_at).total_seconds() "
-                    "if row.finished_at else 'not run in 600 s')"
+                    "if row.finished_at else 'not run in 600 s')\n"
+                    "from django.utils import timezone\n"
+                    "for row in DBTaskResult.objects.running():\n"
+                    "    print(row.queue_name, row.task_path, "
+                    "round((timezone.now() - row.started_at).total_seconds()), 's')"
                 )], cwd=ROOT, env=env, capture_output=True, text=True, timeout=700,
-                ).stdout.strip().splitlines()[-1:]  # fmt: skip
+                ).stdout.strip().splitlines()  # fmt: skip
                 elapsed = time.monotonic() - started
+                # Until the remote queue has nothing due and nothing running: the flood's
+                # own work done, failed or put off within its hosts' budgets.
+                drained = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", (
+                    "import time\n"
+                    "from django_tasks_db.models import DBTaskResult\n"
+                    "remote = DBTaskResult.objects.filter(queue_name='remote')\n"
+                    f"deadline = time.monotonic() + {options.drain}\n"
+                    "while time.monotonic() < deadline and (\n"
+                    "    remote.ready().exists() or remote.running().exists()):\n"
+                    "    time.sleep(1)\n"
+                    "print(remote.ready().count(), remote.running().count(), "
+                    "remote.filter(status='READY').count() - remote.ready().count(), "
+                    "remote.successful().count(), "
+                    "remote.failed().count())"
+                )], cwd=ROOT, env=env, capture_output=True, text=True,
+                    timeout=options.drain + 120,
+                ).stdout.split()[-5:]  # fmt: skip
+                drain_seconds = time.monotonic() - started - elapsed
                 done = subprocess.run(
                     [sys.executable, "manage.py", "tasks_status", "--json"], cwd=ROOT, env=env,
                     capture_output=True, text=True, timeout=120,
@@ -271,7 +294,14 @@ def main():
         },
         "run_seconds": round(elapsed, 1),
         # A default-queue task queued once the flood was in: from its queueing to its end.
-        "site_task_seconds": site_work,
+        "site_task_seconds": site_work[0] if site_work else None,
+        "running_at_the_end": site_work[1:],
+        # After the run: how long until the remote queue had nothing due or running, and
+        # then its tasks due, running, put off (due later), succeeded, failed.
+        "remote_drained_seconds": round(drain_seconds, 1),
+        "remote_after_draining": dict(
+            zip(("due", "running", "put_off", "succeeded", "failed"), drained, strict=False)
+        ),
         "tasks_at_the_end": json.loads(done) if done.strip() else None,
     }  # fmt: skip
     print(json.dumps(result, indent=2))
