@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 
 
 class ReleasesConfig(AppConfig):
@@ -15,3 +15,4 @@ class ReleasesConfig(AppConfig):
         demo_loaded.connect(load, dispatch_uid="releases-demo")
         post_save.connect(project_changed, sender="releases.WatchedProject")
         post_delete.connect(project_changed, sender="releases.WatchedProject")
+        m2m_changed.connect(project_changed, sender=self.get_model("WatchedProject").topics.through)

@@ -2,9 +2,10 @@ from django.db import transaction
 
 from pagecache.purges import purge
 
-from .dependencies import PROJECT
+from .dependencies import PROJECT, PROJECTS
 
 
 def project_changed(sender, instance, **kwargs):
-    """A project renamed, its page opened or closed: its page is built again."""
-    transaction.on_commit(lambda: purge({PROJECT(instance.pk)}))
+    """A project renamed, its page opened or closed, its topics changed: its page, the
+    index of projects and the pages linking it are built again."""
+    transaction.on_commit(lambda: purge({PROJECT(instance.pk), PROJECTS()}))

@@ -4,5 +4,6 @@ from . import public
 
 app_name = "releases"
 urlpatterns = [
+    path("", public.index, name="index"),
     path("<slug:slug>/", public.project, name="project"),
 ]

@@ -206,8 +206,9 @@ def cold_queries(client, url):
 # counts, the header, the schedule, most read) are all worked out again. Pinned so that
 # a cold page's round trips do not creep up unseen (bench/states.py times them). An
 # article page also reads which articles have live coverage (live.stories, remembered),
-# and whether it has members' comments to show (members' story_conversation, kept).
-COLD = {"ARTICLE": 22, "/": 19, "/tags/python/": 11, "/archive/2024/3/": 11}
+# and whether it has members' comments to show (members' story_conversation, kept); it
+# and a topic page read which topics have a project's release page (remembered).
+COLD = {"ARTICLE": 23, "/": 19, "/tags/python/": 12, "/archive/2024/3/": 11}
 
 
 @pytest.mark.django_db

@@ -70,3 +70,47 @@ def test_the_page_costs_the_same_queries_for_one_release_and_for_twenty(client, 
     with CaptureQueriesContext(connection) as twenty:
         client.get("/releases/pytorch/")
     assert len(twenty) == len(one)
+
+
+def test_the_index_lists_the_public_projects_with_what_was_covered(client, torch):
+    covered(torch, "2.4.0", JULY_24, ArticleFactory(title="PyTorch 2.4 released"))
+    covered(torch, "2.5.0", JULY_24 + timedelta(days=60), ArticleFactory(draft=True))
+    WatchedProject.objects.create(name="Hidden", slug="hidden")
+    WatchedProject.objects.create(name="NumPy", slug="numpy", public_page=True)
+    html = client.get("/releases/").content.decode()
+    assert (
+        '<a href="/releases/pytorch/">PyTorch</a>: 1 release covered, the latest of '
+        '<time datetime="2024-07-24">24 July 2024</time>'
+    ) in html
+    assert '<a href="/releases/numpy/">NumPy</a>: none covered yet' in html
+    assert "Hidden" not in html
+
+
+def test_every_page_links_the_index_of_releases(client):
+    assert '<a href="/releases/">Releases</a>' in client.get("/").content.decode()
+
+
+def test_a_topic_and_its_stories_link_the_projects_release_page(
+    client, torch, django_capture_on_commit_callbacks
+):
+    story = ArticleFactory(title="PyTorch 2.4 released", tags=["pytorch"])
+    with django_capture_on_commit_callbacks(execute=True):
+        torch.topics.add(story.tags.get())
+    link = '<a href="/releases/pytorch/">PyTorch</a>'
+    assert link in client.get("/tags/pytorch/").content.decode()
+    assert link in client.get(story.get_absolute_url()).content.decode()
+
+
+def test_closing_a_projects_page_removes_its_links_at_once(
+    client, torch, django_capture_on_commit_callbacks
+):
+    story = ArticleFactory(title="PyTorch 2.4 released", tags=["pytorch"])
+    with django_capture_on_commit_callbacks(execute=True):
+        torch.topics.add(story.tags.get())
+    assert "/releases/pytorch/" in client.get("/tags/pytorch/").content.decode()
+    assert "PyTorch" in client.get("/releases/").content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        torch.public_page = False
+        torch.save()
+    assert "/releases/pytorch/" not in client.get("/tags/pytorch/").content.decode()
+    assert "PyTorch" not in client.get("/releases/").content.decode()
