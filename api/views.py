@@ -10,6 +10,9 @@ filters and the cursor are part of the cache key (``cached_page(parameters=...)`
 
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_vary_headers
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import conditional_page
 from drf_spectacular.renderers import (
     OpenApiJsonRenderer,
     OpenApiJsonRenderer2,
@@ -279,6 +282,9 @@ class AuthorDetail(ApiView, generics.RetrieveAPIView):
         return author
 
 
+# The same for everyone until a deploy: kept an hour by browsers and shared caches, and
+# asked again with its ETag, a 304 if it has not changed (52 KB otherwise).
+@method_decorator([conditional_page, cache_control(public=True, max_age=3600)], name="dispatch")
 class Schema(ApiView, SpectacularAPIView):
     """The OpenAPI 3.1 schema: JSON (for ``Accept: application/json`` too, what most
     clients send), or YAML for ``Accept: application/vnd.oai.openapi``."""

@@ -157,3 +157,11 @@ def test_the_schema_pattern_of_q_accepts_what_the_api_accepts(api, schema, q):
     ]
     accepted = api.get("/api/v1/articles/", {"q": q}).status_code == 200
     assert bool(re.search(declared["pattern"], q)) == accepted
+
+
+def test_the_schema_is_kept_by_caches_and_asked_again_with_its_etag(api):
+    first = api.get("/api/v1/schema/")
+    assert first.status_code == 200
+    assert {"public", "max-age=3600"} <= set(first["Cache-Control"].replace(" ", "").split(","))
+    again = api.get("/api/v1/schema/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304 and not again.content
