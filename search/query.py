@@ -50,9 +50,10 @@ DENSE = 0.2
 # Relevance is divided by (1 + age in days / RECENCY_DAYS): an article a year old needs
 # twice the relevance of today's to rank above it.
 RECENCY_DAYS = 365
-# Both tokenizers drop the "++" of C++ and the "#" of C#, so both read "c": a title that
-# has a query's word as typed, punctuation and all, counts this many times more.
-AS_TYPED = 2
+# Both tokenizers drop the "++" of C++ and the "#" of C#, so both read "c": an article
+# whose title or text has a query's word as typed, punctuation and all, counts this many
+# times more, so that the exact form ranks first and "C" alone only after it.
+AS_TYPED = 1000
 
 # A quoted phrase, or a run of anything else up to a space or a quote, typed as written:
 # each engine's own tokenizer reads it as it reads the articles, so "Node.js", "C++" or
@@ -153,14 +154,16 @@ def search(query):
     return Results(engine(parsed), articles)
 
 
-def as_typed(query, title, find):
-    """SQL for AS_TYPED when ``title`` has one of the query's words with punctuation as
-    typed, else 1, and its parameters; ``find`` is the database's strpos()."""
+def as_typed(query, columns, find):
+    """SQL for AS_TYPED when one of ``columns`` (the title, the text) has one of the
+    query's words with punctuation as typed, else 1, and its parameters; ``find`` is the
+    database's strpos()."""
     typed = [texts[0].lower() for texts in query.forms if PUNCTUATION.search(texts[0])]
     if not typed:
         return "1", []
-    found = " OR ".join([f"{find}(lower({title}), %s) > 0"] * len(typed))
-    return f"(CASE WHEN {found} THEN {AS_TYPED} ELSE 1 END)", typed
+    checks = [(f"{find}(lower({column}), %s) > 0", word) for word in typed for column in columns]
+    found = " OR ".join(sql for sql, _ in checks)
+    return f"(CASE WHEN {found} THEN {AS_TYPED} ELSE 1 END)", [word for _, word in checks]
 
 
 def _quote_fts(text):
@@ -177,7 +180,7 @@ class SQLiteEngine:
     """FTS5: the match expression, bm25 for the rank, snippet() for the passage."""
 
     def __init__(self, query):
-        self.as_typed = as_typed(query, f"{FTS_TABLE}.title", "instr")
+        self.as_typed = as_typed(query, [f"{FTS_TABLE}.title", f"{FTS_TABLE}.body_text"], "instr")
         include = [_any_fts(texts) for texts in query.forms]
         exclude = ""
         if query.exclude:
@@ -310,7 +313,7 @@ class PostgresEngine:
             # would end or escape it, and the parser reads both as a space anyway.
             return "(" + " | ".join(f"'{QUOTES.sub(' ', text)}'" for text in texts) + ")"
 
-        self.as_typed = as_typed(query, "news_article.title", "strpos")
+        self.as_typed = as_typed(query, ["news_article.title", "news_article.body_text"], "strpos")
         include = [any_of(texts) for texts in query.forms]
         if query.prefix:
             include[-1] = f"('{query.include[-1][0]}':*)"
@@ -469,6 +472,14 @@ def round_estimate(n):
     return round(n / scale) * scale
 
 
+# Where a passage crosses from one block of the text to the next (a heading to its
+# paragraph): the line breaks a page would collapse into a space.
+BLOCKS = re.compile(r"(?<=([.!?:;…]))?[ \t]*\n\s*")
+
+
 def highlight(headline):
-    """Escape a headline and turn its markers into <mark> elements."""
-    return mark_safe(escape(headline or "").replace(START, "<mark>").replace(STOP, "</mark>"))
+    """Escape a headline and turn its markers into <mark> elements. A heading is kept
+    apart from the text after it ("C ABI · Breaking changes · The Python API", not
+    "C ABI Breaking changes The Python API")."""
+    text = BLOCKS.sub(lambda end: " " if end[1] else " · ", (headline or "").strip())
+    return mark_safe(escape(text).replace(START, "<mark>").replace(STOP, "</mark>"))

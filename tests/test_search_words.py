@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from news.models import Article
-from search.query import parse
+from search.query import highlight, parse
 from search.query import search as run_search
 from tests.factories import ArticleFactory
 
@@ -69,6 +69,31 @@ def test_a_tech_name_with_punctuation_finds_its_article(name, title):
         story(each, "Release notes.")
     story("Unrelated", "A table of compile times for a node over HTTP, in C and JSON.")
     assert titles(name)[0] == title
+
+
+@pytest.mark.django_db
+def test_a_name_with_symbols_ranks_its_exact_form_first_and_the_plain_letter_after():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    older = timezone.now() - timedelta(days=300)
+    exact = ArticleFactory(
+        title="Compilers ship contracts", summary="News.", published_at=older,
+        body="## What changed\n\nC++26 contracts arrive in GCC.",
+    )  # fmt: skip
+    for title in ("C ABI is stable", "A C API for plugins", "C compilers compared"):
+        story(title, "## Breaking changes\n\nThe C interface changed.")
+    assert titles("C++")[0] == exact.title
+    assert len(titles("C++")) == 4  # the others still found, as weaker matches
+
+
+@pytest.mark.django_db
+def test_a_passage_keeps_a_heading_apart_from_the_text_after_it():
+    story("Breaking", "## Breaking changes\n\nThe Python API changed its defaults.")
+    [found] = run_search("defaults")
+    passage = str(highlight(found.headline))
+    assert "Breaking changes · The Python API" in passage
 
 
 # PostgreSQL's English stop words: no search finds them, as no search engine does.
