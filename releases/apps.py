@@ -7,12 +7,15 @@ class ReleasesConfig(AppConfig):
     verbose_name = "Release desk"
 
     def ready(self):
-        from textfiles.signals import demo_loaded
+        from textfiles.signals import demo_loaded, site_exporting, site_restoring
 
+        from . import backup
         from .demo import load
         from .signals import project_changed
 
         demo_loaded.connect(load, dispatch_uid="releases-demo")
+        site_exporting.connect(backup.export, dispatch_uid="releases-backup")
+        site_restoring.connect(backup.restore, dispatch_uid="releases-restore")
         post_save.connect(project_changed, sender="releases.WatchedProject")
         post_delete.connect(project_changed, sender="releases.WatchedProject")
         m2m_changed.connect(project_changed, sender=self.get_model("WatchedProject").topics.through)

@@ -32,6 +32,7 @@ from embeds.models import Embed
 from images.models import Image
 from news.models import Article, RetiredSlug, Tag
 from people.models import Author, AuthorLink
+from releases.models import WatchedProject
 from sources.models import SourceURL, State
 
 from .factories import (
@@ -254,6 +255,7 @@ def wipe():
     Embed.objects.all().delete()
     Image.objects.all().delete()
     SourceURL.objects.all().delete()
+    WatchedProject.objects.all().delete()
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
 
@@ -320,7 +322,7 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
         "articles", "authors.txt", "embeds.txt", "front.json", "gone.txt", "images",
-        "live", "members.json", "sources.txt", "tags.txt",
+        "live", "members.json", "releases.json", "sources.txt", "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 22
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
