@@ -61,6 +61,10 @@ def code_files(root):
             for name in subfolders
             if not name.startswith(".")
             and name not in SKIPPED
+            # pip's metadata of the project's own install (skillo.egg-info): written by
+            # each machine's install, not copied with the code, so two machines of one
+            # commit named two releases and never shared a page.
+            and not name.endswith(METADATA_FOLDERS)
             and (Path(folder) / name).resolve() not in skipped
         )
         for name in sorted(files):
@@ -86,8 +90,10 @@ def installed_packages():
     """Names and versions of the installed distributions, from their metadata folders'
     names (``Django-6.1.3.dist-info``): reading each one's metadata took longer than
     digesting the project's files."""
-    found = set()
+    found, project = set(), Path(settings.BASE_DIR).resolve()
     for entry in sys.path:
+        if Path(entry or ".").resolve() == project:
+            continue  # the project's own install metadata (skillo.egg-info), per machine
         with contextlib.suppress(OSError):
             found.update(
                 name for name in os.listdir(entry or ".") if name.endswith(METADATA_FOLDERS)

@@ -203,3 +203,13 @@ def test_a_setting_that_changes_pages_changes_the_release_id_on_the_same_release
     utc = release_of(a, SKILLO_RELEASE="3f2c9e1", TIME_ZONE="UTC")
     paris = release_of(a, SKILLO_RELEASE="3f2c9e1", TIME_ZONE="Europe/Paris")
     assert utc != paris
+
+
+def test_the_projects_own_install_metadata_does_not_change_the_release(two_checkouts):
+    """pip writes skillo.egg-info into a checkout it installs; another machine's copy of
+    the same code has none, or its own: it must name the same release."""
+    a, b = two_checkouts
+    shutil.rmtree(a / "skillo.egg-info", ignore_errors=True)
+    (b / "skillo.egg-info").mkdir(exist_ok=True)
+    (b / "skillo.egg-info" / "SOURCES.txt").write_text("skillo/settings/base.py\n")
+    assert release_of(a) == release_of(b)
