@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from news.models import Article
+from textfiles.signals import restore_part
 
 from .comments import render
 from .models import ClosedStory, Comment, CommentSettings, Member, SavedStory
@@ -84,18 +85,8 @@ def moment(value):
 def restore(sender=None, folder=None, **kwargs):
     """Restore members.json if the backup has one; the problems found (nothing is
     restored unless there are none: the restore is one transaction)."""
-    path = folder / BACKUP_MEMBERS
-    if not path.exists():
-        return []
-    if Comment.objects.exists():
-        return [f"{path}: the database already has comments; restore into an empty one."]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT:
-            return [f"{path}: format {data.get('format')!r} is not one this Skillo reads."]
-        return restore_data(path, data)
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        return [f"{path}: not a members backup this Skillo can read ({error})."]
+    exists = Comment.objects.exists() and "has comments"
+    return restore_part(folder / BACKUP_MEMBERS, FORMAT, "members backup", restore_data, exists)
 
 
 def restore_data(path, data):

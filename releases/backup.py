@@ -11,6 +11,7 @@ import json
 from django.utils.dateparse import parse_datetime
 
 from news.models import Article, Tag
+from textfiles.signals import restore_part
 
 from .models import ReleaseSource, Tip, TipLink, WatchedProject
 
@@ -73,18 +74,9 @@ def export(sender=None, folder=None, **kwargs):
 def restore(sender=None, folder=None, **kwargs):
     """Restore releases.json if the backup has one; the problems found (nothing is
     restored unless there are none: the restore is one transaction)."""
+    exists = WatchedProject.objects.exists() and "watches projects"
     path = folder / BACKUP_RELEASES
-    if not path.exists():
-        return []
-    if WatchedProject.objects.exists():
-        return [f"{path}: the database already watches projects; restore into an empty one."]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT:
-            return [f"{path}: format {data.get('format')!r} is not one this Skillo reads."]
-        return restore_data(path, data)
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        return [f"{path}: not a release desk backup this Skillo can read ({error})."]
+    return restore_part(path, FORMAT, "release desk backup", restore_data, exists)
 
 
 def restore_data(path, data):

@@ -1,3 +1,5 @@
+import json
+
 from django.dispatch import Signal
 
 # Sent by load_demo once it has loaded the demo articles, inside its transaction: the
@@ -11,3 +13,21 @@ site_exporting = Signal()
 # ``folder``: each receiver restores its files and returns the problems it found (a
 # list of "file:line: message"), which fail the whole restore.
 site_restoring = Signal()
+
+
+def restore_part(path, format, what, restore, exists):
+    """For a receiver of site_restoring: the problems of restoring the JSON file ``path``
+    (none if the backup has no such file) with ``restore(path, data)``, once its
+    ``format`` is checked; ``exists`` says what already in the database forbids it (a
+    restore goes into an empty site), ``what`` names the file in errors."""
+    if not path.exists():
+        return []
+    if exists:
+        return [f"{path}: the database already {exists}; restore into an empty one."]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != format:
+            return [f"{path}: format {data.get('format')!r} is not one this Skillo reads."]
+        return restore(path, data)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        return [f"{path}: not a {what} this Skillo can read ({error})."]
