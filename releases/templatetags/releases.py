@@ -31,13 +31,14 @@ def pages_by_topic():
 @register.simple_tag(takes_context=True)
 def release_histories(context, topics):
     """'Releases Skillo covered: PyTorch' for the projects of ``topics`` (a topic, or an
-    article's topics) that have a public page; nothing if none has."""
+    article's kept topics, as (id, name, slug)) that have a public page; nothing if none
+    has."""
     if request := context.get("request"):
         depends_on(request, PROJECTS())
-    topics = [topics] if isinstance(topics, Tag) else topics
+    ids = [topics.pk] if isinstance(topics, Tag) else [topic[0] for topic in topics]
     by_topic, links = pages_by_topic(), {}
-    for topic in topics:
-        links.update((url, name) for name, url in by_topic.get(topic.pk, ()))
+    for pk in ids:
+        links.update((url, name) for name, url in by_topic.get(pk, ()))
     if not links:
         return ""
     return format_html(

@@ -108,9 +108,12 @@ def test_closing_a_projects_page_removes_its_links_at_once(
     with django_capture_on_commit_callbacks(execute=True):
         torch.topics.add(story.tags.get())
     assert "/releases/pytorch/" in client.get("/tags/pytorch/").content.decode()
+    assert "/releases/pytorch/" in client.get(story.get_absolute_url()).content.decode()
     assert "PyTorch" in client.get("/releases/").content.decode()
     with django_capture_on_commit_callbacks(execute=True):
         torch.public_page = False
         torch.save()
     assert "/releases/pytorch/" not in client.get("/tags/pytorch/").content.decode()
+    # Not in the story's own kept parts either, which the project's change does not touch.
+    assert "/releases/pytorch/" not in client.get(story.get_absolute_url()).content.decode()
     assert "PyTorch" not in client.get("/releases/").content.decode()
