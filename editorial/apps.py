@@ -18,9 +18,21 @@ class EditorialConfig(AppConfig):
 
     def ready(self):
         from releases.desk import written_up
+        from textfiles.records import BackupPart
 
         from .conversation import from_release_desk
 
+        BackupPart(
+            leaves={
+                "editorial.Note": "the newsroom's conversations name staff accounts, which "
+                "a backup does not hold (as revisions)",
+                "editorial.NotesSeen": "the newsroom's conversations stay behind",
+                "editorial.AutoSave": "unsaved typing: save the forms before the move",
+                "editorial.Presence": "who has a form open now",
+                "editorial.PreviewLink": "preview links for outside readers: make new ones",
+                "editorial.Invitation": "invitations not yet accepted: invite again",
+            }
+        )
         post_migrate.connect(ensure_roles, sender=self)
         written_up.connect(from_release_desk, dispatch_uid="editorial-release-desk")
 

@@ -27,7 +27,8 @@ class LocalActor(models.Model):
         Tag, null=True, blank=True, on_delete=models.CASCADE, related_name="fediverse_actor"
     )
     public_key_pem = models.TextField(editable=False)
-    # Never shown, never exported: only the signing code reads it (fediverse.signatures).
+    # Never shown, in no page or API: only the signing code reads it (fediverse.signatures),
+    # and the whole-site backup carries it (fediverse.jsonl), so a moved site signs as before.
     private_key_pem = models.TextField(editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -10,6 +10,7 @@ declare (news.dependencies).
 """
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -166,12 +167,27 @@ def before_change(pk):
 
 def after_change(pk):
     _local.__dict__.setdefault("pending", {}).setdefault(pk, None)
+    if getattr(_local, "restoring", False):
+        _local.__dict__.setdefault("restored", set()).add(pk)
     on_commit(flush)
+
+
+@contextmanager
+def restoring():
+    """Articles written inside are a backup restored (import_site), not news: their pages
+    are purged, but articles_changed is not sent for them, so no newsletter, webhook or
+    fediverse post announces every restored story again to the restored subscribers."""
+    _local.restoring = True
+    try:
+        yield
+    finally:
+        _local.restoring = False
 
 
 def flush():
     """After the commit: purge the pages of every article changed in the transaction."""
     pending, _local.pending = _local.__dict__.get("pending", {}), {}
+    restored, _local.restored = _local.__dict__.get("restored", set()), set()
     changes = {pk: (old, footprint(pk)) for pk, old in pending.items()}
     keys, withdrawn = set(), set()
     for pk, (old, new) in changes.items():
@@ -187,8 +203,9 @@ def flush():
     # time kept could only be early, which costs the first reader after it a look.)
     if any(fp is not None and fp.scheduled for pair in changes.values() for fp in pair):
         purges.store_next_due()
-    if changes:
-        articles_changed.send(sender=Article, changes=changes)
+    news = {pk: change for pk, change in changes.items() if pk not in restored}
+    if news:
+        articles_changed.send(sender=Article, changes=news)
 
 
 def tag_changed(tag_pk):

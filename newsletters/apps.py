@@ -6,4 +6,15 @@ class NewslettersConfig(AppConfig):
     verbose_name = "Newsletters"
 
     def ready(self):
+        from textfiles.records import BackupPart
+
         from . import checks, live, reach, stories, suppression  # noqa: F401 (receivers, the reach, checks)
+
+        BackupPart(
+            "newsletters.jsonl",
+            carries=["newsletters.Subscriber", "newsletters.Suppressed", "newsletters.Issue"],
+            leaves={
+                "newsletters.Delivery": "each mail's record (an issue's count of recipients "
+                "is kept): let issues being sent finish before the move",
+            },
+        )

@@ -34,6 +34,7 @@ from news.models import Article, RetiredSlug, Tag
 from people.models import Author, AuthorLink
 from releases.models import WatchedProject
 from sources.models import SourceURL, State
+from textfiles.records import PARTS
 
 from .factories import (
     ArticleFactory,
@@ -248,6 +249,8 @@ def first_difference(before, after, urls):
 
 def wipe():
     """An empty database and media folder, as far as the site is concerned."""
+    for model in reversed([model for part in PARTS if part.file for model in part.models()]):
+        model._base_manager.all().delete()
     Article.objects.all().delete()
     RetiredSlug.objects.all().delete()
     Tag.objects.all().delete()
@@ -322,7 +325,8 @@ def test_the_backup_holds_every_field_in_readable_lines(editor, tmp_path):
     folder = tmp_path / "backup"
     assert sorted(p.name for p in folder.iterdir()) == [
         "articles", "authors.txt", "embeds.txt", "front.json", "gone.txt", "images",
-        "live", "members.json", "releases.json", "sources.txt", "tags.txt",
+        "live", "members.json", "newsletters.jsonl", "releases.json", "sources.txt",
+        "tags.txt",
     ]  # fmt: skip
     assert len(list((folder / "articles").iterdir())) == Article.objects.count() == 22
     text = (folder / "articles" / "roundup.txt").read_text(encoding="utf-8")
@@ -467,7 +471,7 @@ def test_a_bad_topic_line_names_file_and_line_and_restores_nothing(tmp_path):
     err = StringIO()
     with pytest.raises(CommandError, match="nothing was changed"):
         call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=err)
-    assert f"{tags}:3: a topic line must read 'SLUG: NAME'" in err.getvalue()
+    assert f"{tags}:4: a topic line must read 'ID SLUG: NAME'" in err.getvalue()
     assert not Article.objects.exists() and not Tag.objects.exists()
 
 

@@ -346,8 +346,9 @@ def test_an_article_no_form_can_hold_is_refused_naming_what():
 
 
 def test_the_site_listings_read_back():
-    tags = [("go", "Go"), ("cpp", "C++"), ("quoted", '"Quoted"'), ("two", "Two\nlines")]
-    assert [(s, n) for s, n, _ in parse_tags(format_tags(tags))] == tags
+    tags = [(3, "go", "Go"), (1, "cpp", "C++"), (7, "quoted", '"Quoted"'), (2, "two", "Two\nl")]
+    assert [(i, s, n) for s, n, _, i in parse_tags(format_tags(tags))] == tags
+    assert parse_tags("rust: Rust\n") == [("rust", "Rust", 1, None)]
     assert parse_gone(format_gone(["old-one", "old-two"])) == [("old-one", 2), ("old-two", 3)]
     with pytest.raises(FormatError) as error:
         parse_tags("# a comment\n\nno colon here\n")

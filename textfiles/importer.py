@@ -797,9 +797,7 @@ def _restore_authors(authors):
             link.save()
         Author.objects.filter(pk=author.pk).update(updated_at=author.restored_updated_at)
     if authors:
-        with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), [Author, AuthorLink]):
-                cursor.execute(sql)
+        _reset_sequences([Author, AuthorLink])
 
 
 def _source_urls(path):
@@ -879,7 +877,7 @@ def import_site(folder):
     restore that fails are removed, and those of one that was killed are removed by the
     next (textfiles.journal)."""
     journal = Journal()
-    with transaction.atomic():
+    with purge.restoring(), transaction.atomic():
         # No other restore runs while this one holds it (on SQLite, the write lock its
         # transaction takes): a journal left in the storage now is of one that died.
         transaction_lock(SITE_RESTORE_LOCK)
@@ -925,9 +923,9 @@ def _restore_site(folder, journal):
     authors, problems = _authors(folder / BACKUP_AUTHORS)
     source_urls, source_url_problems = _source_urls(folder / BACKUP_SOURCES)
     problems += source_url_problems
-    names, slugs = set(), set()
+    names, slugs, ids = set(), set(), set()
     slug_field = Tag._meta.get_field("slug")
-    for slug, name, line in tags:
+    for slug, name, line, id in tags:
         messages = [str(problem.message) for problem in tag_problems([name])]
         try:
             slug_field.run_validators(slug)
@@ -937,6 +935,10 @@ def _restore_site(folder, journal):
             messages.append(f"the slug is longer than {slug_field.max_length} characters.")
         if name.casefold() in names or slug in slugs:
             messages.append("this topic is listed twice.")
+        if id in ids:
+            messages.append(f"another topic has the id {id}.")
+        if id:
+            ids.add(id)
         names.add(name.casefold())
         slugs.add(slug)
         problems += [f"{tags_path}:{line}: {message}" for message in messages]
@@ -956,7 +958,11 @@ def _restore_site(folder, journal):
     # Before the articles: their saves ask only for the cards the backup does not hold.
     Embed.objects.bulk_create(embeds, batch_size=500)
     _restore_authors(authors)
-    Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _ in tags)
+    # With their ids: a topic's fediverse actor is /ap/topics/ID, which followers keep.
+    # Those with ids first, so that the others' new ids come after them.
+    Tag.objects.bulk_create(Tag(pk=id, name=name, slug=slug) for slug, name, _, id in tags if id)
+    _reset_sequences([Tag])
+    Tag.objects.bulk_create(Tag(name=name, slug=slug) for slug, name, _, id in tags if not id)
     result = import_articles([folder / BACKUP_ARTICLES], keep_ids=True)
     taken = {
         *Article.objects.values_list("slug", flat=True),

@@ -798,15 +798,18 @@ def _difference(content, problem):
 
 # The whole-site backup's two other files (see the export_site command).
 TAGS_FILE_HEADER = (
-    "# Topics, one a line, oldest first: SLUG (of the address /tags/SLUG/), a colon, the name.\n"
+    "# Topics, one a line, oldest first: the id (of its fediverse actor, /ap/topics/ID), SLUG\n"
+    "# (of the address /tags/SLUG/), a colon, the name. A line without the id is a new topic.\n"
 )
 GONE_FILE_HEADER = "# Addresses of deleted articles, which answer 410 Gone: /articles/SLUG/.\n"
-_TAG_LINE = re.compile(r"(?P<slug>[^:\s]+): (?P<name>.+)")
+_TAG_LINE = re.compile(r"(?:(?P<id>[0-9]+) )?(?P<slug>[^:\s]+): (?P<name>.+)")
 
 
 def format_tags(tags):
-    """tags.txt: ``tags`` is (slug, name) pairs."""
-    return TAGS_FILE_HEADER + "".join(f"{slug}: {_write_text_value(name)}\n" for slug, name in tags)
+    """tags.txt: ``tags`` is (id, slug, name) triples."""
+    return TAGS_FILE_HEADER + "".join(
+        f"{id} {slug}: {_write_text_value(name)}\n" for id, slug, name in tags
+    )
 
 
 def format_gone(slugs):
@@ -822,13 +825,14 @@ def _listing(text):
 
 
 def parse_tags(text):
-    """[(slug, name, line)] from tags.txt; FormatError on a malformed line."""
+    """[(slug, name, line, id or None)] from tags.txt; FormatError on a malformed line."""
     tags = []
     for number, line in _listing(text):
         match = _TAG_LINE.fullmatch(line)
         if not match:
-            raise FormatError(number, f"a topic line must read 'SLUG: NAME', not {line!r}.")
-        tags.append((match["slug"], _text_value(match["name"], number, "the name"), number))
+            raise FormatError(number, f"a topic line must read 'ID SLUG: NAME', not {line!r}.")
+        name = _text_value(match["name"], number, "the name")
+        tags.append((match["slug"], name, number, match["id"] and int(match["id"])))
     return tags
 
 

@@ -27,6 +27,7 @@ from textfiles.importer import (
     BACKUP_TAGS,
 )
 from textfiles.library import write_library
+from textfiles.records import left_behind
 from textfiles.signals import site_exporting
 from textfiles.textformat import (
     ExportError,
@@ -135,8 +136,10 @@ class Command(BaseCommand):
         "topics and their addresses (tags.txt); the addresses of deleted articles "
         "(gone.txt); the source URLs' checks, archived copies and ignore dates (sources.txt); "
         "the fetched cards of links set alone on a line (embeds.txt); "
-        "the image library, originals and words (images/). "
-        "import_site restores it into an empty database."
+        "the image library, originals and words (images/); the other apps' parts "
+        "(members, the release desk, the fediverse's keys and followers, API tokens and "
+        "webhooks, newsletters, readership figures). It ends by naming what it leaves "
+        "behind. import_site restores it into an empty database."
     )
 
     def add_arguments(self, parser):
@@ -152,11 +155,14 @@ class Command(BaseCommand):
             self.stdout.write(f"Removed {removed} unfinished backup(s) of killed exports.")
         with work_folder(folder) as work:
             count = self.write(work)
+            gone = left_behind()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Backed up {count} article(s) and {self.images} image(s) to {folder}."
             )
         )
+        for rows, name, why in gone:
+            self.stdout.write(f"Left behind: {rows} {name} ({why}).")
 
     def write(self, work):
         articles_folder = work / BACKUP_ARTICLES
@@ -190,7 +196,7 @@ class Command(BaseCommand):
                 path.write_text(text, encoding="utf-8", newline="\n")
                 count += 1
             # In the order they were made: lists show an article's tags in that order.
-            tags = list(Tag.objects.order_by("pk").values_list("slug", "name"))
+            tags = list(Tag.objects.order_by("pk").values_list("pk", "slug", "name"))
             gone = list(
                 RetiredSlug.objects.filter(article__isnull=True)
                 .order_by("slug")
