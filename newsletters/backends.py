@@ -13,7 +13,20 @@ from django.core.mail.backends import smtp
 from .compose import sign, site_host
 
 
+class MailServerUnreachable(OSError):
+    """The SMTP server could not be reached: what the failing task's log line names."""
+
+
 class EmailBackend(smtp.EmailBackend):
+    def open(self):
+        try:
+            return super().open()
+        except OSError as error:
+            # Not a bare ConnectionRefusedError in the worker's log: say what and where.
+            raise MailServerUnreachable(
+                f"the SMTP server {self.host}:{self.port} could not be reached ({error})"
+            ) from error
+
     def _send(self, email_message):
         # Django's own _send (django.core.mail.backends.smtp), the bytes signed.
         if not email_message.recipients():

@@ -2,6 +2,8 @@
 tried again, when it fails for good, and periodic tasks. tests/test_background_workers.py
 runs real worker processes (kill -9, SIGTERM)."""
 
+import logging
+import socket
 from datetime import timedelta
 from io import StringIO
 
@@ -410,3 +412,21 @@ def test_a_worker_within_a_quarter_lease_of_the_database_may_start(settings):
     settings.SKILLO_TASK_LEASE = 60
     with time_machine.travel(timezone.now() - timedelta(seconds=10)):
         assert check_clock() == pytest.approx(-10, abs=2)
+
+
+def test_a_mail_task_that_cannot_reach_the_smtp_server_names_it_in_the_log(settings, caplog):
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    settings.SKILLO_TASK_MAX_ATTEMPTS = 1
+    settings.MAILERS = {
+        "default": {
+            "BACKEND": "newsletters.backends.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 5},
+        }
+    }
+    result = send_sign_in_link.enqueue("reader@example.org")
+    with caplog.at_level(logging.ERROR, logger="background"):
+        worker().run_one()
+    assert DBTaskResult.objects.get(id=result.id).status == TaskResultStatus.FAILED
+    assert f"the SMTP server 127.0.0.1:{port} could not be reached" in caplog.text
