@@ -117,7 +117,7 @@ def test_no_form_value_makes_a_server_error(member, path, data):
     names = FORMS[path]
     if data is None:
         # The cases that were found: NUL in a text, a digit no int() reads.
-        form = {name: "a\x00b" for name in names} | {"parent": "²"}
+        form = dict.fromkeys(names, "a\x00b") | {"parent": "²"}
     else:
         form = {name: data.draw(values, label=name) for name in names}
     response = client.post(address, form)
