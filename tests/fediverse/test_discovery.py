@@ -1,6 +1,8 @@
 """Finding Skillo's actors and articles from another server: WebFinger, NodeInfo,
 host-meta, actor documents, and an article's address in ActivityStreams."""
 
+import json
+
 import pytest
 
 from news.models import Article
@@ -218,7 +220,7 @@ def test_the_follow_pages_give_the_handles_to_search_for(client):
         assert finger(client, f"acct:{name}@{HOST}").status_code == 200
 
 
-def test_the_private_keys_are_in_no_export(client, tmp_path):
+def test_the_private_keys_are_in_the_site_backups_fediverse_part_alone(client, tmp_path):
     from io import StringIO
 
     from django.core.management import call_command
@@ -233,9 +235,15 @@ def test_the_private_keys_are_in_no_export(client, tmp_path):
     assert len(keys) == 3
     call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
     exported = b"".join(
-        path.read_bytes() for path in (tmp_path / "backup").rglob("*") if path.is_file()
+        path.read_bytes()
+        for path in (tmp_path / "backup").rglob("*")
+        if path.is_file() and path.name != "fediverse.jsonl"
     )
     assert b"PRIVATE KEY" not in exported
+    assert all(
+        json.dumps(key).encode() in (tmp_path / "backup" / "fediverse.jsonl").read_bytes()
+        for key in keys
+    )
     for key in keys:
         middle = key.splitlines()[5].encode()
         assert middle not in exported
