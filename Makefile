@@ -89,6 +89,8 @@ serve: $(VENV)/.installed $(if $(VARNISH),varnish)
 	  bind=$(VARNISH_BACKEND_BIND); \
 	  export VARNISH_PURGE_URLS="$${VARNISH_PURGE_URLS:-http://$(SERVE_BIND)}" \
 	    TRUSTED_PROXY_COUNT="$${TRUSTED_PROXY_COUNT:-1}"; \
+	else \
+	  export VARNISH_PURGE_URLS="$${VARNISH_PURGE_URLS-}"; \
 	fi; \
 	$(PY) manage.py migrate --noinput \
 	  || { echo "make serve stopped: manage.py migrate failed (above)." >&2; exit 1; }; \

@@ -7,6 +7,9 @@ class Release(models.Model):
     pages from them (every page names its release among its keys) and takes its place."""
 
     name = models.CharField(max_length=64)
+    # The VARNISH_PURGE_URLS of the app servers that announced it: where a process not
+    # told itself (a manage.py command) sends its purges (pagecache.varnish.targets).
+    varnish = models.JSONField(default=list)
     since = models.DateTimeField(auto_now=True)
 
     def __str__(self):

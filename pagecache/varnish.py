@@ -55,7 +55,17 @@ class PurgeNotTaken(Exception):
 
 
 def targets():
-    return list(settings.SKILLO_VARNISH_PURGE_URLS)
+    """Where purges go: VARNISH_PURGE_URLS, or, in a process where it is not set at all (a
+    manage.py command, a worker started by hand), the Varnish servers the app servers
+    named when they started (announce_release): every process sharing the database
+    purges the same ones."""
+    configured = settings.SKILLO_VARNISH_PURGE_URLS
+    if configured is not None:
+        return list(configured)
+    try:
+        return list(Release.objects.order_by("pk").values_list("varnish", flat=True).first() or [])
+    except DatabaseError:
+        return []
 
 
 def purge(keys, hard=False):
@@ -162,7 +172,8 @@ def announce_release():
     as any purge), so that a deploy reaches the edge too. Soft, as every purge of a page
     still public: each page's next reader still gets the old copy while the new one is
     fetched."""
-    if not targets():
+    urls = settings.SKILLO_VARNISH_PURGE_URLS
+    if not urls:
         return
     current = release.release()
     try:
@@ -170,11 +181,12 @@ def announce_release():
             seen = Release.objects.select_for_update().order_by("pk").first()
             if seen is None:
                 # The first release Varnish is told of: nothing of another to purge.
-                Release.objects.create(name=current)
+                Release.objects.create(name=current, varnish=urls)
                 return
-            if seen.name == current:
+            if (seen.name, seen.varnish) == (current, urls):
                 return
-            previous, seen.name = seen.name, current
+            previous = seen.name if seen.name != current else None
+            seen.name, seen.varnish = current, urls
             seen.save()
     except DatabaseError as error:
         logger.warning("Could not compare the release with Varnish's (%s).", error)

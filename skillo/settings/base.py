@@ -462,9 +462,13 @@ SKILLO_CDN_MAX_AGE = env_int("CDN_MAX_AGE", 60)
 # `Cache-Tag` for Cloudflare (comma-separated keys); several, comma-separated; "off": none.
 SKILLO_SURROGATE_KEY_HEADERS = env_list("SURROGATE_KEY_HEADERS", ["xkey"])
 # Varnish in front (docs/caching.md, "Varnish in front"): where purges go, comma-separated
-# (http://127.0.0.1:6081,http://10.0.0.2:6081); empty, the default, sends none. Each
-# Varnish must accept purges from this server (the purgers ACL, deploy/varnish).
-SKILLO_VARNISH_PURGE_URLS = env_list("VARNISH_PURGE_URLS", [])
+# (http://127.0.0.1:6081,http://10.0.0.2:6081). Set empty, none are sent; not set at all
+# (a manage.py command run by hand), the ones the app servers named when they started
+# (pagecache.varnish.targets). Each Varnish must accept purges from this server (the
+# purgers ACL, deploy/varnish).
+SKILLO_VARNISH_PURGE_URLS = (
+    env_list("VARNISH_PURGE_URLS", []) if "VARNISH_PURGE_URLS" in os.environ else None
+)
 # Seconds a purge waits for a Varnish before it is kept and sent again later.
 SKILLO_VARNISH_PURGE_TIMEOUT = env_float("VARNISH_PURGE_TIMEOUT", 1.0)
 # How long a Varnish that gets purges keeps a page (Surrogate-Control, read by the VCL

@@ -300,10 +300,24 @@ def test_purge_pages_purges_the_cache_and_every_varnish(fakes, committed):
     assert "Purged the cache and each Varnish" in out.getvalue() and not err.getvalue()
 
 
-def test_purge_pages_without_the_varnish_urls_says_varnish_was_not_purged(settings, db):
+def test_a_command_run_without_the_varnish_urls_purges_the_varnish_the_app_servers_named(
+    fakes, settings, committed
+):
+    (fake,) = fakes()
+    varnish.announce_release()  # An app server starts, told where Varnish is.
+    settings.SKILLO_VARNISH_PURGE_URLS = None  # A manage.py command, told nothing.
+    out = StringIO()
+    with committed():
+        call_command("purge_pages", stdout=out, stderr=StringIO())
+    assert fake.purged() == ["schedule"]
+    assert f"Purged the cache and each Varnish ({fake.url})" in out.getvalue()
+
+
+def test_purge_pages_with_the_varnish_urls_set_empty_says_varnish_was_not_purged(settings, db):
     settings.SKILLO_VARNISH_PURGE_URLS = []
-    Release.objects.create(name="abc")  # The app servers have told a Varnish of theirs.
+    # The app servers have told a Varnish of theirs.
+    Release.objects.create(name="abc", varnish=["http://127.0.0.1:9"])
     err = StringIO()
     call_command("purge_pages", stderr=err)
-    assert "No Varnish was purged: VARNISH_PURGE_URLS is not set here." in err.getvalue()
+    assert "No Varnish was purged: VARNISH_PURGE_URLS is empty here." in err.getvalue()
     assert "A Varnish in front has heard from this site's app servers" in err.getvalue()

@@ -27,12 +27,12 @@ class Command(BaseCommand):
                 "answer gets the purge from the task worker."
             )
             return
-        message = "Purged the cache. No Varnish was purged: VARNISH_PURGE_URLS is not set here."
-        if Release.objects.exists():
+        message = "Purged the cache. No Varnish was purged: VARNISH_PURGE_URLS is empty here."
+        if Release.objects.exclude(varnish=[]).exists():
             # The app servers have told a Varnish of their release: there is one in front.
             message += (
                 " A Varnish in front has heard from this site's app servers: run this with "
-                "their VARNISH_PURGE_URLS, or it serves what it keeps for up to "
-                f"{settings.SKILLO_VARNISH_MAX_AGE} s."
+                "their VARNISH_PURGE_URLS (or none set), or it serves what it keeps for up "
+                f"to {settings.SKILLO_VARNISH_MAX_AGE} s."
             )
         self.stderr.write(self.style.WARNING(message))
