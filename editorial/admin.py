@@ -7,6 +7,7 @@ from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from reversion.models import Version
@@ -24,6 +25,7 @@ from news.models import (
     RelatedLink,
     Source,
     Tag,
+    byline_prefetch,
 )
 from news.purge import email_choice_changed
 from news.rules import (
@@ -38,7 +40,7 @@ from news.templatetags.news import author_url
 from people.models import Author, AuthorLink
 
 from . import calendar, conversation, invitations, keeping, previews, queues, workflow
-from .filters import TopicFilter
+from .filters import NO_BYLINE, AuthorFilter, TopicFilter
 from .forms import (
     ArticleForm,
     AuthorForm,
@@ -116,10 +118,10 @@ class ArticleAuthorInline(NamedEmptyAutocomplete, admin.TabularInline):
 class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     form = ArticleForm
     list_display = [
-        "title", "state", "event_date", "published_at", "tag_list", "version_marker",
+        "title", "byline", "state", "event_date", "published", "tag_list", "version_marker",
     ]  # fmt: skip
-    list_filter = ["status", TopicFilter, "event_date", "published_at"]
-    search_fields = ["title", "summary", "body"]
+    list_filter = ["status", TopicFilter, AuthorFilter, "event_date", "published_at"]
+    search_fields = ["title", "summary", "body", "authorships__author__name"]
     date_hierarchy = "published_at"
     inlines = [ArticleAuthorInline, SourceInline, RelatedLinkInline]
     autocomplete_fields = ["lead_image", "social_image"]
@@ -246,7 +248,7 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         return FormWithUser
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("tags")
+        return super().get_queryset(request).prefetch_related("tags", byline_prefetch())
 
     def get_formset_kwargs(self, request, obj, inline, prefix):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
@@ -363,6 +365,17 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
             when = timezone.localtime(article.published_at)
             return f"Scheduled for {when:%-d %b %Y, %H:%M %Z}"
         return article.get_status_display()
+
+    @admin.display(description="byline")
+    def byline(self, article):
+        return ", ".join(author.name for author in article.byline) or NO_BYLINE
+
+    @admin.display(description="published", ordering="published_at")
+    def published(self, article):
+        # A draft's time is only a default the form filled in: it was never published.
+        if article.status != Article.Status.PUBLISHED:
+            return "Not published"
+        return date_format(timezone.localtime(article.published_at), "DATETIME_FORMAT")
 
     @admin.display(description="tags")
     def tag_list(self, article):

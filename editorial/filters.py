@@ -4,6 +4,10 @@ from django.contrib import admin
 
 from news.models import Tag
 from news.topics import biggest_topics
+from people.models import Author
+
+# What readers see of an article without authors.
+NO_BYLINE = "Skillo editorial"
 
 
 class TopicFilter(admin.SimpleListFilter):
@@ -26,3 +30,28 @@ class TopicFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         # Not a topic's id: Django's list answers with its "?e=1" error, as for any filter.
         return queryset.filter(tags__id=int(self.value())) if self.value() else queryset
+
+
+class AuthorFilter(admin.SimpleListFilter):
+    """By byline: each author, and the articles signed by none ("Skillo editorial")."""
+
+    title = "author"
+    parameter_name = "author"
+    NONE = "none"
+
+    def lookups(self, request, model_admin):
+        return [
+            *(
+                (str(pk), name)
+                for pk, name in Author.objects.order_by("name").values_list("pk", "name")
+            ),
+            (self.NONE, NO_BYLINE),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == self.NONE:
+            return queryset.filter(authorships__isnull=True)
+        if value and value.isdigit():
+            return queryset.filter(authorships__author=int(value))
+        return queryset

@@ -6,6 +6,7 @@ from django.urls import reverse
 from reversion.models import Version
 
 from news.models import Article, RelatedLink, Source
+from people.models import Author
 
 from .factories import ArticleFactory, SourceFactory
 
@@ -53,7 +54,7 @@ def test_article_list_shows_columns_and_filters(editor_client):
     ArticleFactory(title="Listed story", tags=["python"])
     page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
     assert "Listed story" in page
-    for column in ("column-state", "column-event_date", "column-published_at", "column-tag_list"):
+    for column in ("column-state", "column-event_date", "column-published", "column-tag_list"):
         assert column in page
     assert "By topic" in page and "By status" in page
     assert "python" in page
@@ -71,6 +72,42 @@ def test_the_list_says_scheduled_with_the_time_and_zone(editor_client):
     local = timezone.localtime(when)
     assert f"Scheduled for {local:%-d %b %Y, %H:%M %Z}" in page
     assert "Ready for review" in page
+
+
+def rows(page):
+    """The titles of the list's rows, in order."""
+    return re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page)
+
+
+def test_the_list_shows_each_byline_and_filters_by_author(editor_client):
+    ArticleFactory(title="By two", authors=["Ada Lovelace", "Grace Hopper"])
+    ArticleFactory(title="By Grace", authors=["Grace Hopper"])
+    ArticleFactory(title="By nobody")
+    page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
+    assert '<td class="field-byline">Ada Lovelace, Grace Hopper</td>' in page
+    assert '<td class="field-byline">Skillo editorial</td>' in page
+    assert "By author" in page
+    grace = Author.objects.get(name="Grace Hopper")
+    url = reverse("admin:news_article_changelist")
+    by_grace = editor_client.get(url, {"author": grace.pk}).content.decode()
+    assert sorted(rows(by_grace)) == ["By Grace", "By two"]
+    unsigned = editor_client.get(url, {"author": "none"}).content.decode()
+    assert rows(unsigned) == ["By nobody"]
+
+
+def test_searching_an_authors_name_finds_their_articles(editor_client):
+    ArticleFactory(title="Hers", authors=["Grace Hopper"])
+    ArticleFactory(title="Someone else's", authors=["Ada Lovelace"])
+    page = editor_client.get(
+        reverse("admin:news_article_changelist"), {"q": "Hopper"}
+    ).content.decode()
+    assert rows(page) == ["Hers"]
+
+
+def test_a_drafts_row_says_it_is_not_published_rather_than_a_time(editor_client):
+    ArticleFactory(title="Unfinished", draft=True)
+    page = editor_client.get(reverse("admin:news_article_changelist")).content.decode()
+    assert '<td class="field-published">Not published</td>' in page
 
 
 def test_article_list_search(editor_client):
