@@ -13,6 +13,7 @@ import time_machine
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from background.schedule import queue_due
 from outbound import client as outbound_client
@@ -377,6 +378,22 @@ def test_the_command_reads_what_is_due_and_says_what_it_found(remote, watch):
         assert out.getvalue() == "0 release sources to read.\n"
         call_command("read_release_sources", "--all", "--dry-run", stdout=out)
         assert "2 release sources to read." in out.getvalue()
+
+
+def test_a_run_that_reads_nothing_says_which_sources_are_backed_off_and_how_to_read_them(
+    remote, watch
+):
+    watch("npm", remote.serve("/broken", Route(status=500)))
+    with time_machine.travel(NOW, tick=True):
+        call_command("read_release_sources", "--pace", "0", stdout=StringIO())
+        out = StringIO()
+        call_command("read_release_sources", "--pace", "0", stdout=out)
+    until = timezone.localtime(ReleaseSource.objects.get().next_attempt_at)
+    assert out.getvalue() == (
+        "0 sources read (0 unchanged, 0 failing), 0 requests, 0 new tips, 0 new links\n"
+        f"1 failing source is backed off, the first until {until:%Y-%m-%d %H:%M %Z}; read it "
+        "now with --all.\n"
+    )
 
 
 def test_a_release_candidates_post_is_not_the_final_releases_tip(remote, watch):

@@ -1,4 +1,6 @@
 from django.core.management.base import BaseCommand
+from django.db.models import Min
+from django.utils import timezone
 
 from releases.models import ReleaseSource
 from releases.polling import Pace, read_due
@@ -34,3 +36,24 @@ class Command(BaseCommand):
         if summary.failed and options["verbosity"] > 1:
             for source in ReleaseSource.objects.filter(failures__gt=0).select_related("project"):
                 self.stdout.write(f"  {source}: {source.last_error}")
+        if not options["all"]:
+            self.say_backed_off()
+
+    def say_backed_off(self):
+        """'0 sources read' after a failure says nothing of the sources that wait: how
+        many, until when, and how to read them now."""
+        now = timezone.now()
+        waiting = ReleaseSource.objects.filter(failures__gt=0, next_attempt_at__gt=now)
+        count = waiting.count()
+        if not count:
+            return
+        until = timezone.localtime(
+            waiting.aggregate(Min("next_attempt_at"))["next_attempt_at__min"]
+        )
+        self.stdout.write(
+            self.style.WARNING(
+                f"{count} failing source{'s are' if count != 1 else ' is'} backed off, the "
+                f"first until {until:%Y-%m-%d %H:%M %Z}; read "
+                f"{'them' if count != 1 else 'it'} now with --all."
+            )
+        )
