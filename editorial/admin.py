@@ -1,5 +1,6 @@
 import reversion
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Count
@@ -50,6 +51,7 @@ from .forms import (
     ScheduleForm,
     SourceFormSet,
     offered_lead_image,
+    taken_slug,
 )
 from .models import FactsDue, Invitation
 from .preview import preview_document
@@ -112,6 +114,13 @@ class ArticleAuthorInline(NamedEmptyAutocomplete, admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("author")
+
+
+class ArticleChangeList(ChangeList):
+    # The bylines of the list's page in one query; the form reads its own (the inline).
+    def get_queryset(self, request, exclude_parameters=None):
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset.prefetch_related(byline_prefetch())
 
 
 @admin.register(Article)
@@ -211,6 +220,10 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
                 {
                     "data-slug-from": "id_title",
                     "data-slug-url": reverse("admin:news_article_slug"),
+                    # The story being edited is no duplicate of itself.
+                    "data-article": str(request.resolver_match.kwargs.get("object_id", ""))
+                    if request.resolver_match
+                    else "",
                 }
             )
         # What static/editorial/writing-aids.js counts against (the model's own limits).
@@ -248,7 +261,10 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         return FormWithUser
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("tags", byline_prefetch())
+        return super().get_queryset(request).prefetch_related("tags")
+
+    def get_changelist(self, request, **kwargs):
+        return ArticleChangeList
 
     def get_formset_kwargs(self, request, obj, inline, prefix):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
@@ -770,11 +786,19 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
         return {"conversation": thread, "conversation_new": sum(new for _, new in thread)}
 
     def slug_view(self, request):
-        """The slug the server would make from ``text`` (the slug field's pre-fill)."""
+        """The slug the server would make from ``text`` (the slug field's pre-fill), and
+        the story already at that address, if any but ``article`` (the one being edited),
+        which the form names as the title is typed."""
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         text = request.GET.get("text", "")[:200]
-        return JsonResponse({"slug": slug_from_title(text) if text.strip() else ""})
+        slug = slug_from_title(text) if text.strip() else ""
+        other = taken_slug(slug, request.GET.get("article", ""))
+        taken = other and {
+            "title": other.title,
+            "url": reverse("admin:news_article_change", args=[other.pk]),
+        }
+        return JsonResponse({"slug": slug, "taken": taken or None})
 
     def calendar_view(self, request):
         """Scheduled and published stories by day, a month or a week at a time; editors

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
@@ -191,6 +192,15 @@ class ArticleForm(forms.ModelForm):
             # below sees a slug another editor is saving at this moment (a form error,
             # not an IntegrityError).
             lock_article_slugs()
+            other = taken_slug(slug, self.instance.pk)
+            if other is not None:
+                # In words, with the story: not Django's "Article with this Slug already
+                # exists." (the model's own check is then skipped for the field).
+                self.add_error("slug", format_html(
+                    "A story at this address already exists: <a href=\"{}\">{}</a>. Change "
+                    "the title or the address, or edit that story instead.",
+                    reverse("admin:news_article_change", args=[other.pk]), other.title,
+                ))  # fmt: skip
         self._check_note(cleaned)
         self._check_new_topics(cleaned)
         self._publish_now_unless_timed(cleaned)
@@ -511,3 +521,13 @@ class InvitationForm(forms.ModelForm):
         # one_waiting_invitation_per_address is clean_email()'s to say and invite()'s to
         # keep: an expired invitation to the address is replaced, not refused.
         pass
+
+
+def taken_slug(slug, article_pk=None):
+    """The story at ``slug``, if there is one other than ``article_pk``'s."""
+    if not slug:
+        return None
+    found = Article.objects.filter(slug=slug).only("pk", "title")
+    if str(article_pk or "").isdigit():
+        found = found.exclude(pk=int(article_pk))
+    return found.first()

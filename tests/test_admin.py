@@ -201,13 +201,6 @@ def test_source_url_must_be_http_or_https(editor_client, url):
     assert not Article.objects.exists()
 
 
-def test_duplicate_slug_is_refused(editor_client):
-    ArticleFactory(slug="go-1-22-released")
-    response = editor_client.post(ADD_URL, form_data())
-    assert_refused(response, "Article with this Slug already exists.")
-    assert Article.objects.count() == 1
-
-
 def test_facts_verified_in_the_future_is_refused(editor_client):
     response = editor_client.post(ADD_URL, form_data(facts_verified="2099-01"))
     assert_refused(response, "The facts cannot have been verified in a future month.")
@@ -277,8 +270,9 @@ def test_the_admin_and_the_error_page_read_the_limits_from_the_model_layer():
 
 def test_the_slug_prefill_is_the_servers_slug(editor_client):
     url = reverse("admin:news_article_slug")
-    assert editor_client.get(url, {"text": "Go 1.23"}).json() == {"slug": "go-1-23"}
-    assert editor_client.get(url, {"text": "Привет, мир"}).json() == {"slug": "privet-mir"}
+    assert editor_client.get(url, {"text": "Go 1.23"}).json() == {"slug": "go-1-23", "taken": None}
+    answer = editor_client.get(url, {"text": "Привет, мир"}).json()
+    assert answer == {"slug": "privet-mir", "taken": None}
     html = editor_client.get(ADD_URL).content.decode()
     assert f'data-slug-url="{url}"' in html
     assert "/articles/SLUG/" in html
@@ -316,3 +310,31 @@ def test_the_lead_image_picker_offers_only_pictures_wide_enough(editor_client, m
     search = {"term": "chart", "app_label": "news", "model_name": "article"}
     lead = editor_client.get(reverse("admin:autocomplete"), {**search, "field_name": "lead_image"})
     assert [r["text"] for r in lead.json()["results"]] == ["Wide chart"]
+
+
+def test_the_slug_check_names_the_story_already_at_a_titles_address(editor_client):
+    story = ArticleFactory(title="PyTorch 2.4 released")
+    url = reverse("admin:news_article_slug")
+    answer = editor_client.get(url, {"text": "PyTorch 2.4 Released"}).json()
+    assert answer == {
+        "slug": story.slug,
+        "taken": {
+            "title": "PyTorch 2.4 released",
+            "url": reverse("admin:news_article_change", args=[story.pk]),
+        },
+    }
+    # The story being edited is no duplicate of itself.
+    mine = editor_client.get(url, {"text": story.title, "article": story.pk}).json()
+    assert mine["taken"] is None
+
+
+def test_a_taken_address_is_refused_in_words_with_the_story(editor_client):
+    story = ArticleFactory(title="Go 1.22 released", slug="go-1-22-released")
+    response = editor_client.post(ADD_URL, form_data())
+    errors = response.context["adminform"].form.errors["slug"]
+    change = reverse("admin:news_article_change", args=[story.pk])
+    assert errors == [
+        f'A story at this address already exists: <a href="{change}">Go 1.22 released</a>. '
+        "Change the title or the address, or edit that story instead."
+    ]
+    assert Article.objects.count() == 1

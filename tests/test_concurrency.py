@@ -86,5 +86,5 @@ def test_same_prefilled_slug_saves_once_and_tells_everyone_else(editors):
     assert Counter(map(outcome, responses)) == {302: 1, 200: EDITORS - 1}
     for response in responses:
         if response.status_code == 200:
-            assert "Article with this Slug already exists." in response.content.decode()
+            assert "A story at this address already exists" in response.content.decode()
     assert list(Article.objects.values_list("slug", flat=True)) == ["go-1-22-released"]

@@ -102,3 +102,33 @@ def test_a_refused_field_in_a_folded_section_is_shown_open(new_page, site, artif
         expect(editor.locator(".error-summary")).to_be_visible()
         expect(editor.locator("#id_slug")).to_be_visible()
         expect(editor.locator("#id_slug")).to_have_value("not a slug!")
+
+
+def test_typing_a_published_storys_title_names_that_story_under_the_title(
+    new_page, site, artifacts
+):
+    published = Article.objects.published().order_by("pk").first()
+    writer = log_in(new_page, site, "writer")
+    with screenshots_on_failure(artifacts, "article-form-title-taken", writer):
+        writer.goto(f"{site}/admin/news/article/add/")
+        writer.locator("#id_title").press_sequentially(published.title.upper())
+        warning = writer.locator(".title-taken")
+        expect(warning).to_contain_text("A story of this title exists")
+        link = warning.get_by_role("link", name=published.title)
+        expect(link).to_have_attribute("href", f"/admin/news/article/{published.pk}/change/")
+        writer.locator("#id_title").fill(f"{published.title}, a week on")
+        expect(warning).to_be_hidden()
+
+
+def test_an_articles_own_title_is_no_duplicate_of_itself(new_page, site, artifacts):
+    draft = Article.objects.drafts().first()
+    editor = log_in(new_page, site, "editor")
+    with screenshots_on_failure(artifacts, "article-form-own-title", editor):
+        editor.goto(f"{site}/admin/news/article/{draft.pk}/change/")
+        title = editor.locator("#id_title")
+        title.fill(draft.title + "!")
+        title.fill(draft.title)
+        # The check of the title as it is now answered, and named no story.
+        warning = editor.locator(".title-taken")
+        expect(warning).to_have_attribute("data-checked", draft.title)
+        expect(warning).to_be_hidden()
