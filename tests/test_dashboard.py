@@ -215,3 +215,10 @@ def test_a_writer_finds_the_profile_their_articles_are_signed_with(writer):
     queue = section(writer.get(HOME).content.decode(), "queue-drafts")
     profile = reverse("admin:people_author_change", args=[writer.author.pk])
     assert f'Your articles are signed <a href="{profile}">Wendy</a>' in queue
+
+
+def test_a_writer_with_drafts_starts_a_new_article_from_the_top_of_the_dashboard(writer):
+    ArticleFactory(title="Half written", draft=True, authors=[writer.author])
+    html = writer.get(HOME).content.decode()
+    top = html.split('<div class="dashboard">')[0]
+    assert '<a href="/admin/news/article/add/" class="addlink">New article</a>' in top
