@@ -121,8 +121,7 @@ def post(member, article, body, client, parent_id=None):
     if suppression.blocks_sign_up(member.email):
         raise ValidationError(SUPPRESSED)
     first = not member.comments.filter(state=Comment.State.APPROVED).exists()
-    minimum = timedelta(minutes=settings.COMMENT_MIN_MEMBER_MINUTES)
-    if first and timezone.now() < member.created_at + minimum:
+    if first and comments_from(member):
         raise ValidationError(TOO_NEW.format(minutes=settings.COMMENT_MIN_MEMBER_MINUTES))
     parent = None
     if parent_id is not None:
@@ -150,6 +149,17 @@ def post(member, article, body, client, parent_id=None):
     if not held:
         purge_conversation(article.pk)
     return comment
+
+
+def comments_from(member, now=None):
+    """When a new member (none of whose comments is shown yet) may first comment, if that
+    is still to come; else None."""
+    start = member.created_at + timedelta(minutes=settings.COMMENT_MIN_MEMBER_MINUTES)
+    if (now or timezone.now()) >= start:
+        return None
+    if member.comments.filter(state=Comment.State.APPROVED).exists():
+        return None
+    return start
 
 
 def editable(comment, now=None):

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Value
 from django.db.models.functions import Concat
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from newsletters.forms import reachable_domain
 from people.models import Author
@@ -35,6 +36,11 @@ class SignInForm(forms.Form):
     )
     # Hidden from people (CSS and aria-hidden); bots that fill every field fill it.
     website = forms.CharField(required=False, label="Leave this empty")
+    # The page the reader came from (a story): where the link brings them back.
+    next = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean_next(self):
+        return local_path(self.cleaned_data["next"])
 
     def clean_email(self):
         email = self.cleaned_data["email"]
@@ -87,3 +93,11 @@ def is_taken(name):
         *full_names.values_list("full", flat=True),
     ]
     return name in {folded(known) for known in names}
+
+
+def local_path(value):
+    """``value`` if it is an address on this site (a path), else ""."""
+    value = (value or "")[:500]
+    if value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts=set()):
+        return value
+    return ""

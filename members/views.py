@@ -23,7 +23,7 @@ from newsletters.forms import PreferencesForm
 from pagecache.dependencies import cached_page, depends_on
 
 from . import comments, portal, sessions, signin
-from .forms import EraseForm, NameForm, SignInForm
+from .forms import EraseForm, NameForm, SignInForm, local_path
 from .links import find_link, usable
 from .models import Comment, SavedStory
 
@@ -55,6 +55,9 @@ def member_required(view):
     return wrapper
 
 
+RETURN_COOKIE = "member_return"
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
 def account(request):
@@ -64,7 +67,8 @@ def account(request):
             return redirect("members:portal")
         return render_portal(request, member)
     if request.method == "GET":
-        return render_sign_in(request, SignInForm())
+        came_from = local_path(request.GET.get("next"))
+        return render_sign_in(request, SignInForm(initial={"next": came_from}))
     form = SignInForm(request.POST)
     if not form.is_valid():
         return render_sign_in(request, form, status=400)
@@ -74,7 +78,16 @@ def account(request):
     if not signin.ask(form.cleaned_data["email"], client):
         form.add_error(None, TOO_MANY)
         return render_sign_in(request, form, status=429)
-    return redirect("members:sent")
+    response = redirect("members:sent")
+    if form.cleaned_data["next"]:
+        # Kept by this browser while the link is valid: the link opened here brings the
+        # reader back to the story (opened elsewhere, to the account page).
+        response.set_cookie(
+            RETURN_COOKIE, form.cleaned_data["next"], max_age=settings.MEMBER_LINK_MINUTES * 60,
+            path=sessions.COOKIE_PATH, secure=settings.SESSION_COOKIE_SECURE, httponly=True,
+            samesite="Lax",
+        )  # fmt: skip
+    return response
 
 
 EXPIRED = (
@@ -166,7 +179,11 @@ def follow_link(request, token):
     member = signin.use(link)
     if member is None:
         return render_expired(request)
-    response = redirect("members:portal")
+    came_from = local_path(request.COOKIES.get(RETURN_COOKIE))
+    # The fragment tells the story's script this browser signed in (its page is cached
+    # for everyone and knows nothing of the reader; the fragment reaches no server).
+    response = redirect(f"{came_from}#signed-in" if came_from else "members:portal")
+    response.delete_cookie(RETURN_COOKIE, path=sessions.COOKIE_PATH)
     sessions.sign_in(request, response, member)
     return response
 
@@ -250,6 +267,17 @@ def erase(request, member):
     return response
 
 
+def waiting_note(member, now):
+    start = comments.comments_from(member, now)
+    if start is None:
+        return None
+    minutes = settings.COMMENT_MIN_MEMBER_MINUTES
+    return (
+        f"New members can comment {minutes} minutes after they first sign in: you can from "
+        f"{timezone.localtime(start):%H:%M}."
+    )
+
+
 @never_cache
 def story_state(request, pk):
     """The personal part of a story's page, asked by members/static/js/members.js:
@@ -277,6 +305,8 @@ def story_state(request, pk):
             "portal": reverse("members:portal"),
             "csrf_token": get_token(request),
             "may_comment": member.blocked_at is None and comments.is_open(article),
+            # Said before the comment box, not after the comment was written.
+            "comments_from": waiting_note(member, now),
             "comment": reverse("members:comment", args=[article.pk]),
             "own_comments": [
                 {

@@ -4,8 +4,10 @@ request of its own), find it in the portal, sign out everywhere; a reader who ne
 signed in makes no such request; axe finds nothing on the sign-in page or the portal."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from members import comments
@@ -142,3 +144,41 @@ def test_a_comment_is_posted_held_approved_shown_and_gone_when_its_author_is_blo
         expect(reader.locator("article.article h1")).to_be_visible()
         expect(reader.locator(".conversation .comment")).to_have_count(0)
         expect(reader.locator("main")).not_to_contain_text("A first thought.")
+
+
+def test_a_reader_signs_in_from_a_story_returns_to_it_and_learns_of_the_wait_before_writing(
+    new_page,
+    site,
+    artifacts,
+    axe_source,
+    mail_server,  # noqa: F811
+):
+    page = new_page()
+    with screenshots_on_failure(artifacts, "comments-new-member", page):
+        page.goto(site + ARTICLE)
+        page.get_by_role("link", name="Sign in to save stories for later and to comment").click()
+        page.fill("input[name=email]", "newcomer@example.org")
+        page.get_by_role("button", name="Send me a link").click()
+        expect(page.locator("h1")).to_have_text("Check your inbox")
+        run_queued()
+        message = mail_server.to("newcomer@example.org")[-1]
+        body = message.get_payload()[0].get_payload(decode=True).decode()
+        (link,) = LINK.findall(body)
+        page.goto(site + link)
+        page.get_by_role("button", name="Sign me in").click()
+        # Back on the story, signed in.
+        expect(page).to_have_url(site + ARTICLE)
+        expect(page.get_by_role("button", name="Save for later")).to_be_visible()
+        # The wait is said above the box, before anything is written.
+        member = Member.objects.get(email="newcomer@example.org")
+        start = member.created_at + timedelta(minutes=10)
+        wait = page.locator(".comment-form .comment-wait")
+        expect(wait).to_have_text(
+            "New members can comment 10 minutes after they first sign in: you can from "
+            f"{timezone.localtime(start):%H:%M}."
+        )
+        assert wait.evaluate(
+            "(note) => note.compareDocumentPosition(document.getElementById('comment-body'))"
+            " & Node.DOCUMENT_POSITION_FOLLOWING"
+        )
+        assert axe_violations(page, axe_source, ".conversation") == []

@@ -276,3 +276,25 @@ def test_links_are_forgotten_after_a_day_and_sessions_when_they_end(mail_server)
     with time_machine.travel(timedelta(days=91)):
         forget_old_links_and_sessions.call()
         assert not MemberSession.objects.exists() and Member.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "came_from, back_to",
+    [
+        ("/articles/a-story/", "/articles/a-story/#signed-in"),
+        ("https://elsewhere.example/", "/account/"),
+        ("//elsewhere.example/", "/account/"),
+    ],
+)
+def test_the_link_brings_the_reader_back_to_the_story_they_came_from_and_nowhere_else(
+    came_from, back_to
+):
+    from members.models import token_hash
+
+    reader = Client()
+    form = reader.get("/account/", {"next": came_from}).content.decode()
+    assert (f'name="next" value="{came_from}"' in form) == came_from.startswith("/a")
+    reader.post("/account/", {"email": "reader@example.org", "next": came_from})
+    SignInLink.objects.create(email="reader@example.org", token=token_hash("the-link"))
+    answer = reader.post("/account/link/the-link/")
+    assert answer.status_code == 302 and answer["Location"] == back_to

@@ -33,6 +33,12 @@
     }
   }
 
+  // Back from signing in (members.views.follow_link): noted, and the mark taken away.
+  if (window.location.hash === "#signed-in") {
+    remember(true);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+
   var note = script.getAttribute("data-signed-in");
   if (note) {
     remember(note === "yes");
@@ -106,7 +112,9 @@
   function signInLink() {
     bar.textContent = "";
     var link = element("a", "", "Sign in to save stories for later and to comment");
-    link.href = script.getAttribute("data-sign-in");
+    // Back to this story once signed in (members.views.follow_link).
+    link.href =
+      script.getAttribute("data-sign-in") + "?" + new URLSearchParams({ next: location.pathname });
     bar.appendChild(link);
   }
 
@@ -281,6 +289,11 @@
     trap.setAttribute("aria-label", "Leave this empty");
     honeypot.appendChild(trap);
     var note = element("p", "form-note", "Plain text; addresses become links. Be kind.");
+    var wait = null;
+    if (state && state.comments_from) {
+      // Before the box: a new member learns of the wait before writing, not after.
+      wait = element("p", "comment-wait", state.comments_from);
+    }
     var status = element("p", "comment-status");
     status.setAttribute("role", "status");
     var button = element("button", "button", "Post comment");
@@ -295,6 +308,9 @@
       button.textContent = "Post comment";
       cancel.hidden = true;
     });
+    if (wait) {
+      form.appendChild(wait);
+    }
     form.appendChild(label);
     form.appendChild(text);
     form.appendChild(honeypot);
