@@ -10,9 +10,12 @@ from django.db.models import Prefetch
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.formats import date_format
+from packaging.version import InvalidVersion, Version
 
-from news.models import Article, RelatedLink, Source
+from news.models import Article, ArticleAuthor, RelatedLink, Source
+from people.models import Author
 
+from . import versions
 from .models import ReleaseSource, Tip, TipLink, publisher_of
 
 SHOWN = 8
@@ -84,18 +87,56 @@ def release_day(tip):
     return tip.released_at.astimezone(UTC).date()
 
 
+# At most this many stories on earlier versions in a draft's "Related on Skillo".
+EARLIER_SHOWN = 5
+
+
+def version_of(text):
+    """The version a title or a tip names, comparable; None if it names none."""
+    try:
+        return Version(versions.key(versions.from_tag(text)))
+    except (versions.BadVersion, InvalidVersion):
+        return None
+
+
 def earlier_stories(tip):
-    """The published stories on the project's earlier versions, newest release first."""
-    tips = (
-        Tip.objects.filter(
+    """The published stories on the project's earlier versions, newest version first:
+    those written from its earlier tips, and those on one of its topics whose title
+    names the project and an earlier version (coverage from before the desk watched it,
+    "NumPy 2.0 released")."""
+    from_tips = [
+        (earlier.released_at, earlier.article)
+        for earlier in Tip.objects.filter(
             project=tip.project_id,
             released_at__lt=tip.released_at,
             article__in=Article.objects.published(),
+        ).select_related("article")
+    ]
+    current = version_of(tip.version)
+    by_title = []
+    if current is not None:
+        candidates = (
+            Article.objects.published()
+            .filter(tags__in=tip.project.topics.all(), title__icontains=tip.project.name)
+            .distinct()
+            .order_by("-published_at")[:50]
         )
-        .select_related("article")
-        .order_by("-released_at")
+        by_title = [
+            (version, article)
+            for article in candidates
+            if (version := version_of(article.title)) is not None and version < current
+        ]
+    # Newest first: tips by release time, titles by version, merged by each story's
+    # version where it has one.
+    ranked = {}
+    for when, article in from_tips:
+        ranked.setdefault(article.pk, (version_of(article.title), when, article))
+    for version, article in by_title:
+        ranked.setdefault(article.pk, (version, article.published_at, article))
+    ordered = sorted(
+        ranked.values(), key=lambda row: (row[0] or Version("0"), row[1]), reverse=True
     )
-    return [earlier.article for earlier in tips]
+    return [article for _, _, article in ordered[:EARLIER_SHOWN]]
 
 
 def draft_body(tip):
@@ -145,6 +186,10 @@ def write_up(tip, user):
                 publisher=publisher_of(tip.notes_url),
                 url=tip.notes_url,
             )
+        # The byline: whoever wrote it up, when they write as an author.
+        author = Author.objects.filter(user=user).first() if user is not None else None
+        if author is not None:
+            ArticleAuthor.objects.create(article=article, author=author, position=0)
         topics = list(tip.project.topics.all())
         if topics:
             article.tags.add(*topics)

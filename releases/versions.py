@@ -10,7 +10,10 @@ from packaging.version import InvalidVersion, Version
 # Tags and feed titles follow no rule: a conservative one, where a word that marks a
 # test build makes it a pre-release ("2.0-rc1", "3.1.0b2", "nightly-2024-07-01").
 PRE_WORDS = re.compile(
-    r"(alpha|beta|rc|candidate|nightly|dev|preview|pre|canary|snapshot|\d(a|b)\d)",
+    # Whole words, or beside digits and signs ("2.0rc1", "1.0.0-rc.1"): not the "rc" of
+    # "PyTorch" or the "pre" of "Express".
+    r"(?<![a-z])(alpha|beta|rc|candidate|nightly|dev|preview|pre|canary|snapshot)(?![a-z])"
+    r"|(\d(a|b)\d)",
     re.IGNORECASE,
 )
 PRE_SHORT = {"alpha": "a", "beta": "b", "rc": "rc", "candidate": "rc"}
@@ -100,7 +103,7 @@ def from_title(title):
     version = from_tag(title)
     marked = PRE_WORDS.search(title)
     if marked and not PRE_WORDS.search(version):
-        word = marked.group(1).lower()
+        word = marked.group(0).lower()
         number = re.match(r"\s*(\d+)", title[marked.end() :])
         count = number.group(1) if number else "0"
         version += f"{PRE_SHORT[word]}{count}" if word in PRE_SHORT else f".dev{count}"

@@ -136,6 +136,37 @@ def test_the_draft_relates_the_published_stories_on_earlier_versions_newest_firs
     assert [link.target for link in draft.related_links.all()] == [old, older]
 
 
+def test_earlier_coverage_is_found_by_the_projects_topic_and_the_version_in_its_title(
+    editor, torch
+):
+    """A story written before the desk watched the project ("NumPy 2.0 released" was
+    missed): on one of its topics, naming it and an earlier version."""
+    python = Tag.objects.get(name="Python")
+    before = ArticleFactory(title="PyTorch 2.3 released: what changes", tags=[python])
+    ArticleFactory(title="PyTorch 2.5 preview", tags=[python])  # a later version
+    ArticleFactory(title="PyTorch 2.3 in production", tags=["Other topic"])  # not its topic
+    ArticleFactory(title="PyTorch 2.2 released", tags=[python], draft=True)  # not public
+    post(editor, make_tip(torch, "2.4.0"), "write_up")
+    draft = Article.objects.get(title="PyTorch 2.4.0 released")
+    assert [link.target for link in draft.related_links.all()] == [before]
+
+
+def test_the_drafts_byline_is_whoever_wrote_it_up(editor, torch):
+    from people.models import Author
+
+    eddie = Author.objects.create(name="Eddie Editor", slug="eddie", user=editor.user)
+    post(editor, make_tip(torch, "2.4.0"), "write_up")
+    assert Article.objects.get().byline == [eddie]
+
+
+def test_a_title_with_rc_inside_a_word_is_no_release_candidate():
+    from releases.versions import from_title
+
+    # The "rc" of "PyTorch" made its final release a pre-release tip.
+    assert from_title("PyTorch 2.4 released") == ("2.4", False)
+    assert from_title("Django 5.1 release candidate 1") == ("5.1rc1", True)
+
+
 def test_a_tip_written_up_leads_to_its_article_and_makes_no_second(editor, torch):
     tip = make_tip(torch, "2.4.0")
     first = post(editor, tip, "write_up")["Location"]
