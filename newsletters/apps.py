@@ -7,9 +7,12 @@ class NewslettersConfig(AppConfig):
 
     def ready(self):
         from textfiles.records import BackupPart
+        from textfiles.signals import demo_loaded
 
         from . import checks, live, reach, stories, suppression  # noqa: F401 (receivers, the reach, checks)
+        from .demo import load
 
+        demo_loaded.connect(load, dispatch_uid="newsletters-demo")
         BackupPart(
             "newsletters.jsonl",
             carries=["newsletters.Subscriber", "newsletters.Suppressed", "newsletters.Issue"],
