@@ -513,7 +513,11 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
     # Revisions: the compare view cannot diff a TaggableManager by itself (tags are not in
     # the article's serialised fields), so tags are compared from each revision's items.
 
-    compare_exclude = ["tags", "body_html", "body_text", "search_extra", "version"]
+    # Not what an editor compares: derived text, and the save's own bookkeeping (who and
+    # when are the history list's lines).
+    compare_exclude = [
+        "tags", "body_html", "body_text", "search_extra", "version", "updated_at", "updated_by",
+    ]  # fmt: skip
 
     compare_template = "admin/news/article/compare.html"
     object_history_template = "admin/revisions/object_history.html"
@@ -522,6 +526,18 @@ class ArticleAdmin(NamedEmptyAutocomplete, CompareVersionAdmin):
 
     def compare(self, obj, version1, version2):
         result = super().compare(obj, version1, version2)
+        # reversion-compare lists a relation it does not follow as changed even when both
+        # versions name the same row, or none ("social image add: None").
+        result.diff = [
+            entry
+            for entry in result.diff
+            if not (entry["is_related"] and not entry["follow"])
+            or version1.field_dict.get(entry["field"].name)
+            != version2.field_dict.get(entry["field"].name)
+        ]
+        result.has_unfollowed_fields = any(
+            entry["is_related"] and not entry["follow"] for entry in result.diff
+        )
         for entry in result.diff:
             name = getattr(entry["field"], "name", None)
             if name in self.prose_fields:

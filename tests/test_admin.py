@@ -338,3 +338,20 @@ def test_a_taken_address_is_refused_in_words_with_the_story(editor_client):
         "Change the title or the address, or edit that story instead."
     ]
     assert Article.objects.count() == 1
+
+
+def test_the_revision_comparison_shows_only_what_changed_and_its_links_once(admin_client):
+    article = ArticleFactory(title="Compared", draft=True)
+    for summary in ("First.", "Second."):
+        with reversion.create_revision():
+            article.summary = summary
+            article.save()
+    older, newer = Version.objects.get_for_object(article).order_by("pk")[:2]
+    page = admin_client.get(
+        f"/admin/news/article/{article.pk}/history/compare/",
+        {"version_id1": older.pk, "version_id2": newer.pk},
+    ).content.decode()
+    headings = re.findall(r"<h2>([^<]*)</h2>", page.split("content-main")[1])
+    assert [heading.strip() for heading in headings] == ["summary", "Edit comment:"]
+    assert "add:" not in page and "not under reversion control" not in page
+    assert page.count("Go back to history list") == 1
