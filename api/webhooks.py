@@ -91,8 +91,9 @@ def queue_deliveries(sender, changes, **kwargs):
 
 @receiver(post_save, sender=Correction)
 def queue_correction(sender, instance, created, **kwargs):
-    """A correction (not an update: those come as "updated") on a public article."""
-    if not created or instance.kind != Correction.Kind.CORRECTION:
+    """A correction (not an update: those come as "updated") on a public article; not
+    one of a restored backup (news.purge.restoring)."""
+    if not created or instance.kind != Correction.Kind.CORRECTION or purge.is_restoring():
         return
 
     def queue():

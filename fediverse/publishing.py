@@ -55,7 +55,8 @@ def article_changes(sender, changes, **kwargs):
 
 @receiver(post_save, sender=Correction)
 def correction_published(sender, instance, created, **kwargs):
-    if created and instance.kind == Correction.Kind.CORRECTION:
+    restored = purge.is_restoring()  # a backup's correction, told long ago
+    if created and instance.kind == Correction.Kind.CORRECTION and not restored:
         purge.on_commit(lambda: tell_changed.enqueue(instance.article_id))
 
 

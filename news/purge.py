@@ -175,13 +175,22 @@ def after_change(pk):
 @contextmanager
 def restoring():
     """Articles written inside are a backup restored (import_site), not news: their pages
-    are purged, but articles_changed is not sent for them, so no newsletter, webhook or
-    fediverse post announces every restored story again to the restored subscribers."""
+    are purged, but articles_changed is not sent for them (but for scheduled ones, whose
+    announcements are still to come), so no newsletter, webhook or fediverse post
+    announces every restored story again to the restored subscribers. Receivers of
+    other signals (a correction saved) ask ``is_restoring()``."""
     _local.restoring = True
     try:
         yield
     finally:
         _local.restoring = False
+        # Consumed by flush() at the commit; a restore rolled back leaves none behind to
+        # silence a later, real publication in this thread.
+        _local.restored = set()
+
+
+def is_restoring():
+    return getattr(_local, "restoring", False)
 
 
 def flush():
@@ -203,7 +212,11 @@ def flush():
     # time kept could only be early, which costs the first reader after it a look.)
     if any(fp is not None and fp.scheduled for pair in changes.values() for fp in pair):
         purges.store_next_due()
-    news = {pk: change for pk, change in changes.items() if pk not in restored}
+    news = {
+        pk: (old, new)
+        for pk, (old, new) in changes.items()
+        if pk not in restored or (new is not None and new.scheduled)
+    }
     if news:
         articles_changed.send(sender=Article, changes=news)
 

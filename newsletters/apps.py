@@ -7,9 +7,9 @@ class NewslettersConfig(AppConfig):
 
     def ready(self):
         from textfiles.records import BackupPart
-        from textfiles.signals import demo_loaded
+        from textfiles.signals import demo_loaded, site_restoring
 
-        from . import checks, live, reach, stories, suppression  # noqa: F401 (receivers, the reach, checks)
+        from . import backup, checks, live, reach, stories, suppression  # noqa: F401 (receivers, the reach, checks)
         from .demo import load
 
         demo_loaded.connect(load, dispatch_uid="newsletters-demo")
@@ -21,3 +21,5 @@ class NewslettersConfig(AppConfig):
                 "is kept): let issues being sent finish before the move",
             },
         )
+        # After the part above (receivers run in the order they were connected).
+        site_restoring.connect(backup.requeue_planned, dispatch_uid="newsletters-requeue")

@@ -78,7 +78,7 @@ def follow_email_choice(sender, article, **kwargs):
 def plan_correction_follow_up(sender, instance, created, **kwargs):
     """A correction (not an update) to a story: a short follow-up to those who were sent
     it and asked to hear of corrections, after the commit."""
-    if not created or instance.kind != Correction.Kind.CORRECTION:
+    if not created or instance.kind != Correction.Kind.CORRECTION or purge.is_restoring():
         return
 
     def plan_follow_up():

@@ -15,6 +15,7 @@ from django.core import serializers
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from api.models import ApiToken, Scope, Webhook
 from fediverse.actors import site_actor, topic_actor
@@ -33,7 +34,13 @@ from newsletters.models import Issue, Subscriber, Suppressed, digest
 from readership.models import ArticleHour, MostRead, SourceHour, Summary
 from textfiles.records import PARTS
 
-from .factories import ApiTokenFactory, ArticleFactory, WebhookFactory, WebhookHostFactory
+from .factories import (
+    ApiTokenFactory,
+    ArticleFactory,
+    CorrectionFactory,
+    WebhookFactory,
+    WebhookHostFactory,
+)
 from .test_site_backup import wipe
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -103,6 +110,8 @@ def site():
 def move(tmp_path, out=None):
     call_command("export_site", str(tmp_path / "backup"), stdout=out or StringIO())
     wipe()
+    # What the wipe queued (the deleted stories' Delete activities) is the old site's.
+    DBTaskResult.objects.all().delete()
     call_command("import_site", str(tmp_path / "backup"), stdout=StringIO(), stderr=StringIO())
 
 
@@ -180,18 +189,42 @@ def test_the_export_names_what_it_leaves_behind(site, tmp_path):
     )
 
 
-def test_a_restore_announces_no_story_again(site, tmp_path):
+def test_a_restore_announces_no_story_or_correction_again(site, tmp_path):
     """Restored stories are not news: no newsletter, webhook call or fediverse post for
-    them, though the subscribers, webhooks and followers came back with them."""
+    them or their corrections, though subscribers, webhooks and followers came back."""
     from api.models import Delivery as WebhookDelivery
-    from fediverse.models import Delivery as FediverseDelivery
 
+    story, *_ = site
     never_mailed = ArticleFactory(email_subscribers=True)
     Issue.objects.filter(article=never_mailed).delete()
+    CorrectionFactory(article=story)
     WebhookDelivery.objects.all().delete()
-    FediverseDelivery.objects.all().delete()
     issues = Issue.objects.count()
     move(tmp_path)
     assert Issue.objects.count() == issues
     assert not WebhookDelivery.objects.exists()
-    assert not FediverseDelivery.objects.exists()
+    queued = set(DBTaskResult.objects.values_list("task_path", flat=True))
+    # Rendering work and the planned issues' own sending, nothing that tells anyone.
+    assert not [path for path in queued if path.startswith(("fediverse.", "api."))], queued
+
+
+def test_what_was_still_to_come_is_queued_again_after_the_move(site, tmp_path):
+    """A scheduled story is announced at its time, and a planned issue is sent at its
+    own: their tasks stayed behind with the old site."""
+    later = timezone.now() + timedelta(days=2)
+    scheduled = ArticleFactory(published_at=later, email_subscribers=True)
+    digest_issue = Issue.objects.create(
+        kind=Issue.Kind.DAILY, subject="Today", due_at=later, state=Issue.State.PLANNED
+    )
+    move(tmp_path)
+    queued = DBTaskResult.objects.filter(task_path="newsletters.tasks.send_issue")
+    planned = {row.args_kwargs["args"][0] for row in queued}
+    story_issue = Issue.objects.get(article=scheduled)
+    assert story_issue.state == Issue.State.PLANNED
+    assert {story_issue.pk, digest_issue.pk} <= planned
+    assert DBTaskResult.objects.filter(task_path="fediverse.publishing.announce").exists()
+
+
+def test_the_backup_folder_is_its_owners_alone(site, tmp_path):
+    call_command("export_site", str(tmp_path / "backup"), stdout=StringIO())
+    assert (tmp_path / "backup").stat().st_mode & 0o777 == 0o700

@@ -88,7 +88,9 @@ def work_folder(folder):
     with os.fdopen(handle, "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         try:
-            work.mkdir()
+            # Its owner's only: it holds members' addresses, the fediverse's private keys
+            # and the webhooks' secrets.
+            work.mkdir(mode=0o700)
             yield work
             if folder.exists():
                 folder.rmdir()
