@@ -283,17 +283,22 @@ def test_the_publish_time_says_its_zone(editor_client, settings):
     assert f"Published ({settings.TIME_ZONE})" in html
 
 
-def test_the_revision_comparison_has_the_admins_one_breadcrumb_trail(admin_client):
+def comparison_of_two_summaries(admin_client):
+    """The revision comparison page of an article whose summary alone changed."""
     article = ArticleFactory(title="Compared")
     for summary in ("First.", "Second."):
         with reversion.create_revision():
             article.summary = summary
             article.save()
     older, newer = Version.objects.get_for_object(article).order_by("pk")[:2]
-    page = admin_client.get(
+    return admin_client.get(
         f"/admin/news/article/{article.pk}/history/compare/",
         {"version_id1": older.pk, "version_id2": newer.pk},
     ).content.decode()
+
+
+def test_the_revision_comparison_has_the_admins_one_breadcrumb_trail(admin_client):
+    page = comparison_of_two_summaries(admin_client)
     (trail,) = re.findall(r'<nav aria-label="Breadcrumbs">(.*?)</nav>', page, re.S)
     items = [
         re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li.*?</li>", trail, re.S)
@@ -341,16 +346,7 @@ def test_a_taken_address_is_refused_in_words_with_the_story(editor_client):
 
 
 def test_the_revision_comparison_shows_only_what_changed_and_its_links_once(admin_client):
-    article = ArticleFactory(title="Compared", draft=True)
-    for summary in ("First.", "Second."):
-        with reversion.create_revision():
-            article.summary = summary
-            article.save()
-    older, newer = Version.objects.get_for_object(article).order_by("pk")[:2]
-    page = admin_client.get(
-        f"/admin/news/article/{article.pk}/history/compare/",
-        {"version_id1": older.pk, "version_id2": newer.pk},
-    ).content.decode()
+    page = comparison_of_two_summaries(admin_client)
     headings = re.findall(r"<h2>([^<]*)</h2>", page.split("content-main")[1])
     assert [heading.strip() for heading in headings] == ["summary", "Edit comment:"]
     assert "add:" not in page and "not under reversion control" not in page

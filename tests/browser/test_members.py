@@ -88,8 +88,8 @@ def test_a_reader_who_never_signed_in_asks_nothing_of_the_account(new_page, site
     assert not [url for url in asked if "/account/" in url]
 
 
-def sign_in(page, site, mail_server, email):  # noqa: F811
-    page.goto(f"{site}/account/")
+def follow_the_mailed_link(page, site, mail_server, email):  # noqa: F811
+    """From the sign-in form on ``page``: ask for a link, open it, sign in."""
     page.fill("input[name=email]", email)
     page.get_by_role("button", name="Send me a link").click()
     expect(page.locator("h1")).to_have_text("Check your inbox")
@@ -99,6 +99,11 @@ def sign_in(page, site, mail_server, email):  # noqa: F811
     (link,) = LINK.findall(body)
     page.goto(site + link)
     page.get_by_role("button", name="Sign me in").click()
+
+
+def sign_in(page, site, mail_server, email):  # noqa: F811
+    page.goto(f"{site}/account/")
+    follow_the_mailed_link(page, site, mail_server, email)
     expect(page.locator("h1")).to_have_text("Your account")
 
 
@@ -157,15 +162,7 @@ def test_a_reader_signs_in_from_a_story_returns_to_it_and_learns_of_the_wait_bef
     with screenshots_on_failure(artifacts, "comments-new-member", page):
         page.goto(site + ARTICLE)
         page.get_by_role("link", name="Sign in to save stories for later and to comment").click()
-        page.fill("input[name=email]", "newcomer@example.org")
-        page.get_by_role("button", name="Send me a link").click()
-        expect(page.locator("h1")).to_have_text("Check your inbox")
-        run_queued()
-        message = mail_server.to("newcomer@example.org")[-1]
-        body = message.get_payload()[0].get_payload(decode=True).decode()
-        (link,) = LINK.findall(body)
-        page.goto(site + link)
-        page.get_by_role("button", name="Sign me in").click()
+        follow_the_mailed_link(page, site, mail_server, "newcomer@example.org")
         # Back on the story, signed in.
         expect(page).to_have_url(site + ARTICLE)
         expect(page.get_by_role("button", name="Save for later")).to_be_visible()
